@@ -1,0 +1,59 @@
+# SPDX-License-Identifier: GPL-2.0
+#
+# fairq top-level Makefile.
+#
+#   make            fairq.ko (against Debian's default kernel), fairqctl, fairq-nbd
+#   make deps       install the Debian packages everything needs
+#   make check      every host and VM test; ends with "N passed, N failed"
+#   make demo       boot the VM, fairq0 over a virtio disk, ext4, a fairness table
+#   make sparse     the module under sparse (C=1) and W=1
+#
+# KVER picks the kernel: by default the one Debian's linux-image-amd64
+# depends on (scripts/debian-kver), never "the newest in /lib/modules".
+
+KVER ?= $(shell $(CURDIR)/scripts/debian-kver 2>/dev/null)
+KDIR ?= /lib/modules/$(KVER)/build
+export KVER KDIR
+
+.PHONY: all module tools nbd deps check check-host check-vm demo sparse clean
+
+all: module tools nbd
+
+module:
+	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)' (run: make deps)" >&2; exit 1; }
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+sparse:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 modules
+
+tools:
+	$(MAKE) -C tools
+
+nbd:
+	$(MAKE) -C userspace-backend
+
+deps:
+	scripts/install-deps
+
+check: deps
+	$(MAKE) all
+	tests/run
+
+check-host: deps
+	$(MAKE) tools nbd
+	tests/run --host
+
+check-vm: deps
+	$(MAKE) all
+	tests/run --vm
+
+demo: deps
+	$(MAKE) all
+	vm/demo
+
+clean:
+	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	-$(MAKE) -C tools clean
+	-$(MAKE) -C userspace-backend clean
+	-$(MAKE) -C sched clean
+	rm -rf build

@@ -1,0 +1,230 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fq_sched.h - the portable fair-queueing core of fairq.
+ *
+ * One struct fq_sched schedules one device.  The caller embeds a
+ * struct fq_req in its own per-I/O data, fills in the public fields,
+ * enqueues it, asks the core what to dispatch, and reports completions.
+ *
+ * Locking: none inside.  Every function here that takes a struct fq_sched
+ * must be called with the caller's per-device lock held (a spinlock in
+ * fairq.ko, a mutex in the NBD server), except fq_sched_create() and
+ * fq_sched_destroy(), which the caller serialises itself, and
+ * fq_sched_set() of "max_flows", which resizes the flow pool and may
+ * allocate: see fq_sched_set_needs_alloc().
+ *
+ * Time: the core never reads a clock.  Every call that needs the time
+ * takes now_ns, a monotonic time in nanoseconds supplied by the caller.
+ *
+ * Errors are negative errno values (-EINVAL, -ERANGE, -ENOMEM, -EBUSY).
+ */
+#ifndef FQ_SCHED_H
+#define FQ_SCHED_H
+
+#include "fq_env.h"
+
+/* I/O priority classes, numbered as the kernel's IOPRIO_CLASS_*. */
+enum fq_class {
+	FQ_CLASS_NONE = 0,	/* treated as BE at level 4 */
+	FQ_CLASS_RT = 1,
+	FQ_CLASS_BE = 2,
+	FQ_CLASS_IDLE = 3,
+};
+
+enum {
+	FQ_PRIO_LEVELS = 8,	/* ioprio data 0 (highest) .. 7 */
+	FQ_PRIO_COUNT = 3,	/* RT, BE, IDLE */
+};
+
+/* Build/parse the 16-bit ioprio value the way the kernel does. */
+#define FQ_IOPRIO(class, level)	((u16)(((class) << 13) | ((level) & 7)))
+#define FQ_IOPRIO_CLASS(p)	((p) >> 13)
+#define FQ_IOPRIO_LEVEL(p)	((p) & 7)
+
+/* struct fq_req.flags */
+enum {
+	FQ_REQ_WRITE = 1u << 0,	/* data goes to the device */
+	FQ_REQ_SYNC = 1u << 1,	/* someone waits for it: reads, O_DIRECT/fsync writes */
+};
+
+struct fq_flow;
+
+/* Intrusive doubly linked list node, owned by the core while queued. */
+struct fq_node {
+	struct fq_node *next;
+	struct fq_node *prev;
+};
+
+/*
+ * struct fq_req - one request as the core sees it.
+ *
+ * The caller fills in sector, bytes, flags, key and ioprio before
+ * fq_sched_enqueue(); the core fills in everything else and owns the
+ * node and flow fields from enqueue until fq_sched_complete() returns.
+ * The struct stays valid and at the same address for that whole time.
+ */
+struct fq_req {
+	/* set by the caller */
+	u64 sector;		/* start [512-byte sectors] */
+	u32 bytes;		/* length [bytes], > 0 */
+	u32 flags;		/* FQ_REQ_* */
+	u64 key;		/* flow key: tgid, pid, cgroup id or uid */
+	u16 ioprio;		/* FQ_IOPRIO(class, level); 0 = none */
+
+	/* set by the core */
+	u64 enqueue_ns;		/* when fq_sched_enqueue() saw it [ns] */
+	u64 dispatch_ns;	/* when fq_sched_dispatch() returned it [ns] */
+	struct fq_flow *flow;	/* owning flow (bucket for sfq) */
+	struct fq_node node;	/* flow queue / dispatch batch link */
+	struct fq_node fifo;	/* expiry list link (oldest first) */
+	u32 state;		/* FQ_RS_*, for the core's own checks */
+};
+
+/* Counters kept per flow and for the whole device. */
+struct fq_counts {
+	u64 enq_reqs, enq_bytes;	/* accepted by fq_sched_enqueue() */
+	u64 disp_reqs, disp_bytes;	/* returned by fq_sched_dispatch() */
+	u64 done_reqs, done_bytes;	/* reported by fq_sched_complete() */
+	u64 errors;			/* completions with status != 0 */
+	u64 expired;			/* dispatched because fifo_expire passed */
+	u64 wait_ns_sum;		/* enqueue -> dispatch [ns], summed */
+	u64 wait_ns_max;		/* enqueue -> dispatch [ns], worst */
+	u64 svc_ns_sum;			/* dispatch -> complete [ns], summed */
+};
+
+/* One flow as fq_sched_flows() reports it. */
+struct fq_flow_info {
+	u64 key;		/* flow key (sfq: the bucket index) */
+	u16 ioprio;		/* class and level the flow is served at */
+	u32 weight;		/* weight derived from the level */
+	u32 queued;		/* requests waiting [requests] */
+	u32 inflight;		/* requests below [requests] */
+	struct fq_counts c;
+};
+
+/* Whole-device figures as fq_sched_stats() reports them. */
+struct fq_stats {
+	struct fq_counts c;
+	u32 queued;		/* requests waiting in the core */
+	u32 inflight;		/* requests dispatched, not yet completed */
+	u32 flows;		/* flows (or busy sfq buckets) that exist now */
+	u32 flows_max;		/* pool size [flows] */
+	u64 flow_allocs;	/* flows taken from the pool, ever */
+	u64 overflow_enq;	/* requests that went to the overflow flow */
+	u64 perturbations;	/* sfq hash seeds drawn */
+	u64 policy_switches;	/* successful "policy" changes */
+	u64 idle_waits;		/* times anticipation held the turn */
+	u32 mem_bytes;		/* memory the instance holds [bytes] */
+};
+
+struct fq_sched;
+
+/*
+ * fq_sched_create - allocate a scheduler with every tunable at its default
+ * and policy @policy ("cfq", "sfq" or "fifo"; NULL means "cfq").
+ * @seed: initial PRNG seed (sfq perturbation); any value, fixed in tests.
+ * Returns the instance or NULL (unknown policy or no memory).
+ */
+struct fq_sched *fq_sched_create(const char *policy, u64 seed);
+
+/*
+ * fq_sched_destroy - free the instance.  Requests still queued must have
+ * been taken back with fq_sched_drain() first, and nothing may be in
+ * flight; the core warns once and leaks nothing of its own otherwise.
+ */
+void fq_sched_destroy(struct fq_sched *fqs);
+
+/*
+ * fq_sched_enqueue - queue @rq at time @now_ns.  Never fails: when the
+ * flow pool is exhausted the request goes to the shared overflow flow.
+ */
+void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns);
+
+/*
+ * fq_sched_dispatch - the next request to send down, or NULL when nothing
+ * may go now: nothing queued, "depth" requests already in flight, the
+ * core is holding the turn for an idle sync flow (anticipation), or only
+ * IDLE-class work is queued within idle_grace_ms of other work.  A
+ * returned request counts as in flight until fq_sched_complete().  After
+ * a NULL, the caller asks fq_sched_next_event() when to try again.
+ */
+struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns);
+
+/*
+ * fq_sched_complete - @rq, returned earlier by fq_sched_dispatch(), has
+ * completed with @status (0 or a negative errno) at @now_ns.  The core
+ * drops every reference to @rq before returning; the caller may free it.
+ * Call fq_sched_dispatch() afterwards: a slot below has opened.
+ */
+void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
+		       u64 now_ns);
+
+/*
+ * fq_sched_next_event - absolute time [ns] at which the caller should
+ * call fq_sched_dispatch() even if no enqueue or completion happens
+ * (anticipation running out, idle_grace ending, an sfq perturbation), or
+ * 0 when no timer is wanted.  Valid until the next call into the core.
+ */
+u64 fq_sched_next_event(struct fq_sched *fqs, u64 now_ns);
+
+/*
+ * fq_sched_drain - take back one queued (not in-flight) request, oldest
+ * first, or NULL when none is queued.  Used on teardown so that nothing
+ * queued is lost: the caller fails or resubmits what it gets.
+ */
+struct fq_req *fq_sched_drain(struct fq_sched *fqs);
+
+/*
+ * Tunables, by name.  Values are decimal text (a trailing '\n' is
+ * accepted, anything else trailing is -EINVAL) or, for "policy",
+ * "fairness" and so on, a word.  Names and ranges:
+ *
+ *   policy         cfq | sfq | fifo                      (default cfq)
+ *   fairness       requests | bytes                      (default requests)
+ *   quantum        1..1024     requests per cfq turn     (default 8)
+ *   quantum_bytes  4096..64M   bytes per turn, bytes mode (default 512K)
+ *   buckets        1..65536    sfq buckets, power of two, <= max_flows
+ *                              (sfq buckets are flows of the pool; default 64)
+ *   perturb_ms     0..3600000  sfq re-hash period, 0=off (default 5000)
+ *   depth          1..4096     requests in flight below  (default 32)
+ *   idle_us        0..100000   anticipation, 0=off       (default 0)
+ *   idle_grace_ms  0..60000    IDLE class waits this long (default 200)
+ *   fifo_expire_sync_ms  1..60000                        (default 250)
+ *   fifo_expire_async_ms 1..60000                        (default 1000)
+ *   max_flows      1..65536    flow pool size            (default 4096)
+ *
+ * fq_sched_set() returns 0, -EINVAL (unknown name, not a number, trailing
+ * garbage, not a power of two) or -ERANGE (out of range), -ENOMEM; on any
+ * error nothing changes.  A policy change keeps every queued request
+ * queued (none lost, none starved: they keep their enqueue time and so
+ * their expiry).  fq_sched_get() writes the value and '\n' into @buf
+ * (NUL-terminated) and returns its length, or -EINVAL for an unknown name.
+ */
+int fq_sched_set(struct fq_sched *fqs, const char *name, const char *val);
+int fq_sched_get(struct fq_sched *fqs, const char *name, char *buf,
+		 size_t len);
+
+/*
+ * fq_sched_set_needs_alloc - true when setting @name may allocate or free
+ * memory ("max_flows"): the kernel caller then calls
+ * fq_sched_set() without its spinlock, having stopped dispatch itself.
+ */
+bool fq_sched_set_needs_alloc(const char *name);
+
+/* The tunable names, NULL-terminated, in the order above. */
+extern const char *const fq_sched_tunables[];
+
+/* fq_sched_stats - fill @st with whole-device figures. */
+void fq_sched_stats(struct fq_sched *fqs, struct fq_stats *st);
+
+/*
+ * fq_sched_flows - fill up to @max entries of @out with the existing
+ * flows, busiest first (most bytes dispatched); returns how many.
+ */
+unsigned int fq_sched_flows(struct fq_sched *fqs, struct fq_flow_info *out,
+			    unsigned int max);
+
+/* Bytes one flow costs (for the memory-per-flow figures). */
+size_t fq_sched_flow_size(void);
+
+#endif /* FQ_SCHED_H */

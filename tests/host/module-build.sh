@@ -1,0 +1,73 @@
+#!/bin/bash
+# Host checks of fairq.ko: it builds against Debian's default kernel headers
+# with no warning under W=1, sparse (C=2) reports nothing in our files,
+# modpost finds every symbol, and the module's vermagic names that kernel.
+# Nothing is loaded on the host.
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+kver=${KVER:-$("$top/scripts/debian-kver")}
+kdir=${KDIR:-/lib/modules/$kver/build}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+ok() { echo "ok $1"; passed=$((passed + 1)); }
+not_ok() { echo "not ok $1: $2"; failed=$((failed + 1)); }
+
+# Warnings are lines "file:line:col: warning: ..." from our sources, or
+# modpost's "WARNING:" lines.
+warnings() {
+	grep -E '(warning|error):|^WARNING:|undefined!' "$1" | grep -vE '^make' || true
+}
+
+check_w1() {
+	make -s -C "$kdir" M="$top" clean >/dev/null 2>&1
+	if ! make -C "$kdir" M="$top" W=1 modules >"$tmp/w1.log" 2>&1; then
+		not_ok w1-build "build failed"; tail -n 30 "$tmp/w1.log"; return
+	fi
+	if [ -n "$(warnings "$tmp/w1.log")" ]; then
+		not_ok w1-clean "warnings:"; warnings "$tmp/w1.log"
+	else
+		ok w1-clean
+	fi
+}
+
+check_sparse() {
+	if ! command -v sparse >/dev/null; then
+		not_ok sparse-clean "sparse not installed (make deps)"; return
+	fi
+	make -C "$kdir" M="$top" C=2 modules >"$tmp/sparse.log" 2>&1
+	# sparse prints "file:line:col: warning|error: ..." for our files
+	if grep -E "^($top/)?(drivers|sched)/.*: (warning|error):" "$tmp/sparse.log"; then
+		not_ok sparse-clean "sparse reports above"
+	else
+		ok sparse-clean
+	fi
+}
+
+check_vermagic() {
+	local vm
+	vm=$(modinfo -F vermagic "$top/fairq.ko" 2>/dev/null | awk '{print $1}')
+	if [ "$vm" = "$kver" ]; then
+		ok "vermagic-$kver"
+	else
+		not_ok vermagic "fairq.ko vermagic '$vm', expected '$kver'"
+	fi
+}
+
+main() {
+	echo "kernel $kver, headers $kdir"
+	if [ ! -d "$kdir" ]; then
+		not_ok headers "no headers at $kdir (make deps)"
+	else
+		check_w1
+		check_sparse
+		check_vermagic
+	fi
+	echo "$passed passed, $failed failed"
+	[ "$failed" = 0 ]
+}
+
+main "$@"
