@@ -1,0 +1,57 @@
+#!/bin/bash
+# Fairness smoke: a bandwidth-limited null_blk (mbps=16, so the device,
+# not the TCG guest's CPU, is the bottleneck), two random-read fio
+# processes of iodepth 4 and 32 for 12 s each run.
+#
+# Raw device with mq-deadline: the device serves what is queued, so the
+# shares follow the queue depths: the light reader gets about 4/36 = 11%.
+# fairq0 with cfq and depth=4: the two flows alternate turns, so the light
+# reader gets about half while it always has a request queued.  Bounds:
+# through fairq the light share must be >= 0.35 (ideal 0.5, minus slack for
+# the turns where its 4 requests are all in flight); through the raw device
+# with mq-deadline it must be below that, or the test proves nothing.
+DESCRIPTION="cfq shares two unequal readers; mq-deadline does not"
+TIMEOUT=600
+. /fairq/tests/vm/rc
+
+RUNTIME=12
+
+# read_pair DEV: prints "light_iops heavy_iops" of the two readers
+read_pair() {
+	local dev=$1
+	fio --minimal --output=/tmp/fair.out --filename="$dev" --direct=1 \
+		--ioengine=libaio --rw=randread --bs=64k --time_based \
+		--runtime=$RUNTIME --size=64M \
+		--name=light --iodepth=4 \
+		--name=heavy --iodepth=32 || fail "fio failed on $dev"
+	# minimal (terse v3) format: field 3 job name, field 8 read IOPS
+	awk -F';' '$3 == "light" { l = $8 } $3 == "heavy" { h = $8 }
+		END { print l, h }' /tmp/fair.out
+}
+
+share() {
+	awk -v l="$1" -v h="$2" 'BEGIN { if (l + h == 0) print 0; else printf "%.3f\n", l / (l + h) }'
+}
+
+load_fairq
+null_blk_create nullb1 mbps=16 size=256 hw_queue_depth=64 irqmode=0
+echo mq-deadline >/sys/block/nullb1/queue/scheduler || fail "no mq-deadline"
+read -r rl rh <<<"$(read_pair /dev/nullb1)"
+raw=$(share "$rl" "$rh")
+
+echo none >/sys/block/nullb1/queue/scheduler
+fairq_create fairq0 /dev/nullb1 policy=cfq depth=4
+read -r fl fh <<<"$(read_pair /dev/fairq0)"
+fq=$(share "$fl" "$fh")
+fairq_destroy fairq0
+null_blk_destroy nullb1
+
+printf '%-22s %10s %10s %12s\n' config light_iops heavy_iops light_share
+printf '%-22s %10s %10s %12s\n' "nullb1 mq-deadline" "$rl" "$rh" "$raw"
+printf '%-22s %10s %10s %12s\n' "fairq0 cfq depth=4" "$fl" "$fh" "$fq"
+
+awk -v s="$fq" 'BEGIN { exit !(s >= 0.35) }' ||
+	fail "fairq cfq: light reader's share $fq < 0.35"
+awk -v s="$raw" -v f="$fq" 'BEGIN { exit !(s < f) }' ||
+	fail "raw mq-deadline share $raw not below fairq's $fq: the setup is not device-bound"
+unload_fairq
