@@ -1,7 +1,8 @@
 #!/bin/bash
 # Host checks of fairq.ko: it builds against Debian's default kernel headers
 # with no warning under W=1, sparse (C=2) reports nothing in our files,
-# modpost finds every symbol, and the module's vermagic names that kernel.
+# modpost finds every symbol, the module's vermagic names that kernel, and
+# checkpatch.pl (from Debian's linux-source-6.1) finds nothing to fix.
 # Nothing is loaded on the host.
 set -u
 
@@ -57,6 +58,14 @@ check_vermagic() {
 	fi
 }
 
+check_checkpatch() {
+	if "$top/scripts/checkpatch" >"$tmp/checkpatch.log" 2>&1; then
+		ok checkpatch-clean
+	else
+		not_ok checkpatch-clean "checkpatch.pl reports:"; cat "$tmp/checkpatch.log"
+	fi
+}
+
 main() {
 	echo "kernel $kver, headers $kdir"
 	if [ ! -d "$kdir" ]; then
@@ -66,6 +75,7 @@ main() {
 		check_sparse
 		check_vermagic
 	fi
+	check_checkpatch
 	echo "$passed passed, $failed failed"
 	[ "$failed" = 0 ]
 }
