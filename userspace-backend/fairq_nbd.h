@@ -1,0 +1,161 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fairq_nbd.h - shared types of fairq-nbd, the NBD server that serves as
+ * the lower disk of fairq in tests and benchmarks.
+ *
+ * Data path, one arrow per file:
+ *
+ *   conn reader (transmission.c) --glue_enqueue--> sched_glue.c
+ *   engine thread (aio_backend.c) --glue_dispatch--> devmodel.c gate
+ *        --io_submit / sync worker--> completion --> devmodel deadline
+ *        --glue_complete--> conn writer (transmission.c) --> reply
+ *
+ * Threads: main (accept, signals), one engine, one sync worker (flush,
+ * trim, write-zeroes), and a reader plus a writer per connection.
+ */
+#ifndef FAIRQ_NBD_H
+#define FAIRQ_NBD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stddef.h>
+#include <pthread.h>
+#include <sys/uio.h>
+#include <libaio.h>
+
+#include "../sched/fq_sched.h"
+
+enum {
+	NBD_MAX_PAYLOAD = 32 << 20,	/* largest READ/WRITE [bytes] */
+	NBD_PREF_BLOCK = 4096,		/* preferred block size [bytes] */
+	CONN_MAX_OUTSTANDING = 256,	/* requests accepted, not replied */
+	CONN_MAX_BYTES = 64 << 20,	/* payload bytes held per connection */
+	HANDSHAKE_TIMEOUT_S = 30,	/* option haggling must finish by then */
+	HANDSHAKE_MAX_OPTS = 128,	/* options per connection */
+	OPT_MAX_LEN = 64 << 10,		/* largest option payload accepted */
+	DEPTH_DEFAULT = 64,		/* requests in flight on the backend */
+	DEPTH_MAX = 1024,
+};
+
+/* The one export: a file or block device, opened once. */
+struct nbd_export {
+	const char *path;
+	const char *name;	/* export name; "" is the default export */
+	const char *desc;	/* NBD_INFO_DESCRIPTION text */
+	int fd_direct;		/* O_DIRECT descriptor, -1 if refused */
+	int fd_buf;		/* buffered descriptor, always open */
+	uint64_t size;		/* [bytes] */
+	uint32_t min_block;	/* alignment fd_direct needs [bytes] */
+	bool read_only;
+	bool is_bdev;
+};
+
+struct conn;
+
+/* One NBD request from header to reply. */
+struct req {
+	struct req *next;	/* link on exactly one list at a time */
+	struct conn *conn;
+	uint64_t handle;	/* client cookie, echoed in the reply */
+	uint64_t offset;	/* [bytes] */
+	uint32_t len;		/* [bytes] */
+	uint16_t type;		/* NBD_CMD_* */
+	uint16_t flags;		/* NBD_CMD_FLAG_* */
+	uint32_t error;		/* NBD_E* for the reply, 0 = success */
+	void *buf;		/* payload, page aligned, NULL if none */
+	uint32_t held;		/* bytes counted in conn->held_bytes */
+	int fd;			/* descriptor the backend uses */
+	bool in_sched;		/* passed through fq_sched (glue owns fq) */
+	uint64_t deadline_ns;	/* device model: complete not before [ns] */
+	struct iocb iocb;
+	struct iovec iov;
+	struct fq_req fq;	/* used only in --fair mode */
+};
+
+/* One client connection. */
+struct conn {
+	struct conn *next;	/* server's connection list */
+	int fd;
+	unsigned int id;
+	char peer[64];		/* printable peer address */
+	pthread_t reader, writer;
+	pthread_mutex_t lock;	/* protects everything below */
+	pthread_cond_t cond;
+	struct req *done_head, *done_tail;	/* replies to send, in order */
+	unsigned int outstanding;	/* accepted, not yet replied [requests] */
+	size_t held_bytes;	/* payload held by outstanding requests */
+	bool writer_stop;
+	bool broken;		/* a reply write failed: discard the rest */
+	bool no_zeroes;		/* client set NBD_FLAG_C_NO_ZEROES */
+	bool strict_align;	/* client asked for NBD_INFO_BLOCK_SIZE */
+};
+
+/* Device model parameters; 0 means "not limited". */
+struct devmodel_cfg {
+	uint64_t bw_bps;	/* [bytes/s] */
+	uint64_t iops;		/* [requests/s] */
+	uint64_t latency_ns;	/* fixed service time [ns] */
+	unsigned int depth;	/* requests the disk serves at once */
+};
+
+struct server_cfg {
+	const char *unix_path;
+	const char *tcp_addr;	/* bind address, loopback by default */
+	const char *tcp_port;
+	bool allow_remote;	/* non-loopback bind addresses allowed */
+	const char *fair;	/* "cfq", "sfq" or NULL (FIFO) */
+	unsigned int max_conns;
+	int verbose;
+	bool buffered;		/* never use O_DIRECT */
+	struct devmodel_cfg dm;
+	struct nbd_export exp;
+};
+
+extern struct server_cfg cfg;
+
+/* util: logging and time */
+void log_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void log_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+uint64_t now_ns(void);
+int read_full(int fd, void *buf, size_t len);
+int write_full(int fd, const void *buf, size_t len);
+int skip_bytes(int fd, uint64_t len);
+int errno_to_nbd(int err);
+
+/* export.c */
+int export_open(struct nbd_export *exp, uint64_t create_size, bool buffered);
+void export_close(struct nbd_export *exp);
+uint16_t export_tx_flags(const struct nbd_export *exp);
+
+/* handshake.c: 1 = go to transmission, 0 = client left, -1 = error */
+int handshake(struct conn *c);
+
+/* transmission.c */
+int conn_start(int fd, const char *peer);
+void conn_shutdown_all(void);
+void conn_wait_all(void);
+unsigned int conn_count(void);
+void conn_complete(struct req *r);
+
+/* aio_backend.c */
+int engine_start(void);
+void engine_submit(struct req *r);
+void engine_stop(void);
+
+/* devmodel.c */
+void devmodel_init(const struct devmodel_cfg *dm);
+uint64_t devmodel_ready_at(uint64_t now);
+void devmodel_charge(struct req *r, uint64_t now);
+unsigned int devmodel_depth(void);
+
+/* sched_glue.c */
+bool glue_fair_available(void);
+int glue_init(const char *policy, unsigned int depth);
+void glue_enqueue(struct req *r, uint64_t now);
+struct req *glue_dispatch(uint64_t now);
+void glue_complete(struct req *r, int status, uint64_t now);
+uint64_t glue_next_event(uint64_t now);
+bool glue_idle(void);
+void glue_fini(void);
+
+#endif /* FAIRQ_NBD_H */

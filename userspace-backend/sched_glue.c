@@ -1,0 +1,232 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sched_glue.c - where requests wait for the disk.
+ *
+ * Without --fair: one FIFO.  With --fair cfq|sfq: READ and WRITE go
+ * through the project's own fair-queueing core (../sched/), one flow per
+ * connection; FLUSH, TRIM and WRITE_ZEROES bypass it in a FIFO that is
+ * served first, as fairq.ko passes data-less bios straight down.
+ *
+ * Locking: glue_lock around every call into the core and the FIFO, and
+ * around nothing else; it is never held across io_submit() or a sleep
+ * (the engine calls in, gets a request, unlocks, then submits).
+ */
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fairq_nbd.h"
+#include "nbd_proto.h"
+
+static pthread_mutex_t glue_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct req *fifo_head, *fifo_tail;	/* FIFO / bypass queue */
+static unsigned int queued;		/* requests waiting, both queues */
+
+#ifdef FAIRQ_NBD_FAIR
+static struct fq_sched *fqs;		/* NULL unless --fair */
+
+unsigned long fq_env_warnings;
+
+void fq_env_warn(const char *file, int line, const char *cond)
+{
+	fq_env_warnings++;
+	log_msg("sched: WARN_ON_ONCE(%s) at %s:%d", cond, file, line);
+}
+
+bool glue_fair_available(void)
+{
+	return true;
+}
+
+static int glue_fair_init(const char *policy, unsigned int depth)
+{
+	char val[16];
+	int ret;
+
+	fqs = fq_sched_create(policy, (uint64_t)now_ns());
+	if (!fqs) {
+		log_msg("--fair=%s: fq_sched_create failed (unknown policy?)",
+			policy);
+		return -1;
+	}
+	snprintf(val, sizeof(val), "%u", depth);
+	ret = fq_sched_set(fqs, "depth", val);
+	if (ret < 0) {
+		log_msg("--fair: sched tunable depth=%s: error %d", val, ret);
+		return -1;
+	}
+	return 0;
+}
+
+static bool glue_fair_take(struct req *r, uint64_t now)
+{
+	if (!fqs || (r->type != NBD_CMD_READ && r->type != NBD_CMD_WRITE))
+		return false;
+	memset(&r->fq, 0, sizeof(r->fq));
+	r->fq.sector = r->offset >> 9;
+	r->fq.bytes = r->len;
+	r->fq.flags = r->type == NBD_CMD_WRITE ? FQ_REQ_WRITE : FQ_REQ_SYNC;
+	if (r->flags & NBD_CMD_FLAG_FUA)
+		r->fq.flags |= FQ_REQ_SYNC;
+	r->fq.key = r->conn->id;
+	r->in_sched = true;
+	fq_sched_enqueue(fqs, &r->fq, now);
+	return true;
+}
+
+static struct req *glue_fair_pick(uint64_t now)
+{
+	struct fq_req *fq;
+
+	if (!fqs)
+		return NULL;
+	fq = fq_sched_dispatch(fqs, now);
+	if (!fq)
+		return NULL;
+	return (struct req *)((char *)fq - offsetof(struct req, fq));
+}
+
+static void glue_fair_done(struct req *r, int status, uint64_t now)
+{
+	assert(fqs);
+	fq_sched_complete(fqs, &r->fq, status, now);
+}
+
+static uint64_t glue_fair_next(uint64_t now)
+{
+	return fqs ? fq_sched_next_event(fqs, now) : 0;
+}
+
+void glue_fini(void)
+{
+	if (!fqs)
+		return;
+	assert(!fq_sched_drain(fqs));
+	fq_sched_destroy(fqs);
+	fqs = NULL;
+	if (fq_env_warnings)
+		log_msg("sched: warnings=%lu", fq_env_warnings);
+}
+#else /* built without ../sched */
+bool glue_fair_available(void)
+{
+	return false;
+}
+
+static int glue_fair_init(const char *policy, unsigned int depth)
+{
+	(void)depth;
+	log_msg("--fair=%s: this fairq-nbd was built without ../sched (FAIR=no; sched/*.c did not compile at build time)",
+		policy);
+	return -1;
+}
+
+static bool glue_fair_take(struct req *r, uint64_t now)
+{
+	(void)r;
+	(void)now;
+	return false;
+}
+
+static struct req *glue_fair_pick(uint64_t now)
+{
+	(void)now;
+	return NULL;
+}
+
+static void glue_fair_done(struct req *r, int status, uint64_t now)
+{
+	(void)r;
+	(void)status;
+	(void)now;
+	assert(!"no sched core");
+}
+
+static uint64_t glue_fair_next(uint64_t now)
+{
+	(void)now;
+	return 0;
+}
+
+void glue_fini(void)
+{
+}
+#endif
+
+int glue_init(const char *policy, unsigned int depth)
+{
+	if (!policy)
+		return 0;
+	if (strcmp(policy, "cfq") && strcmp(policy, "sfq")) {
+		log_msg("--fair=%s: unknown policy (want cfq or sfq)", policy);
+		return -1;
+	}
+	return glue_fair_init(policy, depth);
+}
+
+void glue_enqueue(struct req *r, uint64_t now)
+{
+	pthread_mutex_lock(&glue_lock);
+	queued++;
+	if (!glue_fair_take(r, now)) {
+		r->next = NULL;
+		if (fifo_tail)
+			fifo_tail->next = r;
+		else
+			fifo_head = r;
+		fifo_tail = r;
+	}
+	pthread_mutex_unlock(&glue_lock);
+}
+
+struct req *glue_dispatch(uint64_t now)
+{
+	struct req *r;
+
+	pthread_mutex_lock(&glue_lock);
+	r = fifo_head;
+	if (r) {
+		fifo_head = r->next;
+		if (!fifo_head)
+			fifo_tail = NULL;
+	} else {
+		r = glue_fair_pick(now);
+	}
+	if (r) {
+		assert(queued > 0);
+		queued--;
+	}
+	pthread_mutex_unlock(&glue_lock);
+	return r;
+}
+
+void glue_complete(struct req *r, int status, uint64_t now)
+{
+	if (!r->in_sched)
+		return;
+	pthread_mutex_lock(&glue_lock);
+	glue_fair_done(r, status, now);
+	pthread_mutex_unlock(&glue_lock);
+	r->in_sched = false;
+}
+
+uint64_t glue_next_event(uint64_t now)
+{
+	uint64_t t;
+
+	pthread_mutex_lock(&glue_lock);
+	t = glue_fair_next(now);
+	pthread_mutex_unlock(&glue_lock);
+	return t;
+}
+
+bool glue_idle(void)
+{
+	bool idle;
+
+	pthread_mutex_lock(&glue_lock);
+	idle = queued == 0;
+	pthread_mutex_unlock(&glue_lock);
+	return idle;
+}

@@ -1,0 +1,457 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * transmission.c - one connection: its reader thread (handshake, then
+ * requests: validate, read payload, hand to the backend), its writer
+ * thread (simple replies, in completion order) and its teardown.
+ */
+#include <assert.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+
+#include "fairq_nbd.h"
+#include "nbd_proto.h"
+
+static pthread_mutex_t conns_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t conns_cond = PTHREAD_COND_INITIALIZER;
+static struct conn *conns;
+static unsigned int nconns, next_id;
+static bool shutting_down;
+
+static void req_free(struct req *r)
+{
+	free(r->buf);
+	free(r);
+}
+
+/* Called by the backend (or the reader, for errors): queue the reply. */
+void conn_complete(struct req *r)
+{
+	struct conn *c = r->conn;
+
+	assert(c);
+	pthread_mutex_lock(&c->lock);
+	r->next = NULL;
+	if (c->done_tail)
+		c->done_tail->next = r;
+	else
+		c->done_head = r;
+	c->done_tail = r;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static int send_reply(struct conn *c, struct req *r)
+{
+	unsigned char h[NBD_SIMPLE_REPLY_LEN], *p = h;
+	struct iovec iov[2];
+	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 1 };
+	size_t total = sizeof(h);
+
+	p = put_be32(p, NBD_SIMPLE_REPLY_MAGIC);
+	p = put_be32(p, r->error);
+	put_be64(p, r->handle);
+	iov[0] = (struct iovec){ .iov_base = h, .iov_len = sizeof(h) };
+	if (r->type == NBD_CMD_READ && !r->error) {
+		iov[1] = (struct iovec){ .iov_base = r->buf, .iov_len = r->len };
+		msg.msg_iovlen = 2;
+		total += r->len;
+	}
+	while (total) {
+		ssize_t n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		total -= n;
+		while (msg.msg_iovlen && (size_t)n >= msg.msg_iov->iov_len) {
+			n -= msg.msg_iov->iov_len;
+			msg.msg_iov++;
+			msg.msg_iovlen--;
+		}
+		if (msg.msg_iovlen) {
+			msg.msg_iov->iov_base = (char *)msg.msg_iov->iov_base + n;
+			msg.msg_iov->iov_len -= n;
+		}
+	}
+	return 0;
+}
+
+static struct req *writer_next(struct conn *c)
+{
+	struct req *r;
+
+	pthread_mutex_lock(&c->lock);
+	while (!c->done_head && !c->writer_stop)
+		pthread_cond_wait(&c->cond, &c->lock);
+	r = c->done_head;
+	if (r) {
+		c->done_head = r->next;
+		if (!c->done_head)
+			c->done_tail = NULL;
+	}
+	pthread_mutex_unlock(&c->lock);
+	return r;
+}
+
+static void *writer_main(void *arg)
+{
+	struct conn *c = arg;
+	struct req *r;
+
+	while ((r = writer_next(c))) {
+		bool broken = c->broken;
+
+		if (!broken && send_reply(c, r) < 0) {
+			log_msg("conn %u: reply handle=0x%llx: %s; dropping further replies",
+				c->id, (unsigned long long)r->handle,
+				strerror(errno));
+			broken = true;
+		}
+		pthread_mutex_lock(&c->lock);
+		c->broken = broken;
+		assert(c->outstanding > 0);
+		c->outstanding--;
+		c->held_bytes -= r->held;
+		pthread_cond_broadcast(&c->cond);
+		pthread_mutex_unlock(&c->lock);
+		req_free(r);
+	}
+	return NULL;
+}
+
+/* Back-pressure: at most CONN_MAX_OUTSTANDING requests / bytes held. */
+static void conn_reserve(struct conn *c, struct req *r, uint32_t bytes)
+{
+	pthread_mutex_lock(&c->lock);
+	while (c->outstanding &&
+	       (c->outstanding >= CONN_MAX_OUTSTANDING ||
+		c->held_bytes + bytes > CONN_MAX_BYTES))
+		pthread_cond_wait(&c->cond, &c->lock);
+	c->outstanding++;
+	c->held_bytes += bytes;
+	r->held = bytes;
+	pthread_mutex_unlock(&c->lock);
+}
+
+static struct req *req_new(struct conn *c, const unsigned char *h)
+{
+	struct req *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		return NULL;
+	r->conn = c;
+	r->flags = get_be16(h + 4);
+	r->type = get_be16(h + 6);
+	r->handle = get_be64(h + 8);
+	r->offset = get_be64(h + 16);
+	r->len = get_be32(h + 24);
+	r->fd = -1;
+	return r;
+}
+
+static bool range_ok(const struct req *r)
+{
+	return r->offset <= cfg.exp.size && r->len <= cfg.exp.size - r->offset;
+}
+
+static uint16_t allowed_flags(uint16_t type)
+{
+	switch (type) {
+	case NBD_CMD_WRITE:
+	case NBD_CMD_TRIM:
+	case NBD_CMD_FLUSH:
+	case NBD_CMD_READ:
+		return NBD_CMD_FLAG_FUA;
+	case NBD_CMD_WRITE_ZEROES:
+		return NBD_CMD_FLAG_FUA | NBD_CMD_FLAG_NO_HOLE;
+	default:
+		return 0;
+	}
+}
+
+static uint32_t check_request(struct conn *c, struct req *r)
+{
+	bool writes = r->type != NBD_CMD_READ && r->type != NBD_CMD_FLUSH;
+	uint32_t a = cfg.exp.min_block;
+
+	if (r->type > NBD_CMD_WRITE_ZEROES || r->type == NBD_CMD_DISC ||
+	    r->type == NBD_CMD_CACHE) {
+		log_msg("conn %u: unknown command type=%u", c->id, r->type);
+		return NBD_EINVAL;
+	}
+	if (r->flags & ~allowed_flags(r->type)) {
+		log_msg("conn %u: command type=%u with invalid flags=0x%x",
+			c->id, r->type, r->flags);
+		return NBD_EINVAL;
+	}
+	if (r->type == NBD_CMD_FLUSH)
+		return 0;
+	if (writes && cfg.exp.read_only)
+		return NBD_EPERM;
+	if (r->len == 0 || (r->type <= NBD_CMD_WRITE && r->len > NBD_MAX_PAYLOAD)) {
+		log_msg("conn %u: command type=%u length=%u out of 1..%u",
+			c->id, r->type, r->len, NBD_MAX_PAYLOAD);
+		return NBD_EINVAL;
+	}
+	if (!range_ok(r)) {
+		log_msg("conn %u: command type=%u offset=%llu length=%u past end size=%llu",
+			c->id, r->type, (unsigned long long)r->offset, r->len,
+			(unsigned long long)cfg.exp.size);
+		return r->type == NBD_CMD_READ ? NBD_EINVAL : NBD_ENOSPC;
+	}
+	if (c->strict_align && ((r->offset | r->len) & (a - 1))) {
+		log_msg("conn %u: command type=%u offset=%llu length=%u not aligned to min_block=%u",
+			c->id, r->type, (unsigned long long)r->offset, r->len, a);
+		return NBD_EINVAL;
+	}
+	return 0;
+}
+
+/* Read the payload of a WRITE (even one we will refuse). -1 = close. */
+static int read_payload(struct conn *c, struct req *r)
+{
+	size_t alloc = ((size_t)r->len + 4095) & ~(size_t)4095;
+
+	if (r->len > NBD_MAX_PAYLOAD) {
+		log_msg("conn %u: write length=%u exceeds max payload=%u; closing",
+			c->id, r->len, NBD_MAX_PAYLOAD);
+		return -1;
+	}
+	if (posix_memalign(&r->buf, 4096, alloc)) {
+		r->buf = NULL;
+		return skip_bytes(c->fd, r->len);
+	}
+	if (read_full(c->fd, r->buf, r->len) < 0) {
+		log_msg("conn %u: client vanished inside write payload handle=0x%llx length=%u",
+			c->id, (unsigned long long)r->handle, r->len);
+		return -1;
+	}
+	return 0;
+}
+
+static int alloc_read_buf(struct req *r)
+{
+	size_t alloc = ((size_t)r->len + 4095) & ~(size_t)4095;
+
+	if (posix_memalign(&r->buf, 4096, alloc)) {
+		r->buf = NULL;
+		r->error = NBD_ENOMEM;
+		return -1;
+	}
+	return 0;
+}
+
+/* One request: 1 = go on, 0 = NBD_CMD_DISC, -1 = close. */
+static int serve_one(struct conn *c, const unsigned char *h)
+{
+	struct req *r = req_new(c, h);
+	uint32_t hold;
+
+	if (!r)
+		return -1;
+	if (r->type == NBD_CMD_DISC) {
+		log_dbg("conn %u: NBD_CMD_DISC", c->id);
+		free(r);
+		return 0;
+	}
+	r->error = check_request(c, r);
+	hold = 0;
+	if ((r->type == NBD_CMD_WRITE && r->len <= NBD_MAX_PAYLOAD) ||
+	    (r->type == NBD_CMD_READ && !r->error))
+		hold = r->len;
+	conn_reserve(c, r, hold);
+	if (r->type == NBD_CMD_WRITE && read_payload(c, r) < 0) {
+		r->error = NBD_EIO;
+		conn_complete(r);	/* the writer frees it */
+		return -1;
+	}
+	if (r->type == NBD_CMD_READ && !r->error)
+		alloc_read_buf(r);
+	if (r->error) {
+		conn_complete(r);
+		return 1;
+	}
+	engine_submit(r);
+	return 1;
+}
+
+static void transmission(struct conn *c)
+{
+	unsigned char h[NBD_REQUEST_LEN];
+
+	for (;;) {
+		uint32_t magic;
+
+		if (read_full(c->fd, h, sizeof(h)) < 0) {
+			if (errno != ECONNRESET)
+				log_msg("conn %u: read request: %s", c->id,
+					strerror(errno));
+			else
+				log_dbg("conn %u: client closed", c->id);
+			return;
+		}
+		magic = get_be32(h);
+		if (magic != NBD_REQUEST_MAGIC) {
+			log_msg("conn %u: bad request magic=0x%08x; closing",
+				c->id, magic);
+			return;
+		}
+		if (serve_one(c, h) <= 0)
+			return;
+	}
+}
+
+static void set_rcv_timeout(int fd, int secs)
+{
+	struct timeval tv = { .tv_sec = secs };
+
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
+/* Wait until every accepted request is replied (or dropped), then stop. */
+static void conn_drain(struct conn *c)
+{
+	pthread_mutex_lock(&c->lock);
+	while (c->outstanding)
+		pthread_cond_wait(&c->cond, &c->lock);
+	c->writer_stop = true;
+	pthread_cond_broadcast(&c->cond);
+	pthread_mutex_unlock(&c->lock);
+	pthread_join(c->writer, NULL);
+}
+
+static void conn_unlink(struct conn *c)
+{
+	struct conn **pp;
+
+	pthread_mutex_lock(&conns_lock);
+	for (pp = &conns; *pp; pp = &(*pp)->next) {
+		if (*pp == c) {
+			*pp = c->next;
+			break;
+		}
+	}
+	assert(nconns > 0);
+	nconns--;
+	pthread_cond_broadcast(&conns_cond);
+	pthread_mutex_unlock(&conns_lock);
+}
+
+static void *reader_main(void *arg)
+{
+	struct conn *c = arg;
+
+	set_rcv_timeout(c->fd, HANDSHAKE_TIMEOUT_S);
+	if (handshake(c) > 0) {
+		set_rcv_timeout(c->fd, 0);
+		log_dbg("conn %u: transmission (strict_align=%d)", c->id,
+			c->strict_align);
+		transmission(c);
+	}
+	conn_drain(c);
+	log_dbg("conn %u: closed", c->id);
+	close(c->fd);
+	conn_unlink(c);
+	pthread_mutex_destroy(&c->lock);
+	pthread_cond_destroy(&c->cond);
+	free(c);
+	return NULL;
+}
+
+static int conn_spawn(struct conn *c)
+{
+	pthread_attr_t attr;
+	int err;
+
+	err = pthread_create(&c->writer, NULL, writer_main, c);
+	if (err)
+		return err;
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	err = pthread_create(&c->reader, &attr, reader_main, c);
+	pthread_attr_destroy(&attr);
+	if (err) {
+		c->writer_stop = true;
+		pthread_cond_broadcast(&c->cond);
+		pthread_join(c->writer, NULL);
+	}
+	return err;
+}
+
+/* Take over @fd; 0 = running, -1 = refused (fd closed). */
+int conn_start(int fd, const char *peer)
+{
+	struct conn *c;
+	int err;
+
+	pthread_mutex_lock(&conns_lock);
+	if (shutting_down || nconns >= cfg.max_conns) {
+		pthread_mutex_unlock(&conns_lock);
+		log_msg("refusing connection from %s: %s (max_conns=%u)", peer,
+			shutting_down ? "shutting down" : "too many connections",
+			cfg.max_conns);
+		close(fd);
+		return -1;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		pthread_mutex_unlock(&conns_lock);
+		close(fd);
+		return -1;
+	}
+	c->fd = fd;
+	c->id = ++next_id;
+	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	pthread_mutex_init(&c->lock, NULL);
+	pthread_cond_init(&c->cond, NULL);
+	err = conn_spawn(c);
+	if (err) {
+		pthread_mutex_unlock(&conns_lock);
+		log_msg("conn from %s: pthread_create: %s", peer, strerror(err));
+		close(fd);
+		free(c);
+		return -1;
+	}
+	c->next = conns;
+	conns = c;
+	nconns++;
+	log_dbg("conn %u: accepted from %s", c->id, peer);
+	pthread_mutex_unlock(&conns_lock);
+	return 0;
+}
+
+/* SIGTERM: stop reading new requests everywhere; replies still go out. */
+void conn_shutdown_all(void)
+{
+	struct conn *c;
+
+	pthread_mutex_lock(&conns_lock);
+	shutting_down = true;
+	for (c = conns; c; c = c->next)
+		shutdown(c->fd, SHUT_RD);
+	pthread_mutex_unlock(&conns_lock);
+}
+
+void conn_wait_all(void)
+{
+	pthread_mutex_lock(&conns_lock);
+	while (nconns)
+		pthread_cond_wait(&conns_cond, &conns_lock);
+	pthread_mutex_unlock(&conns_lock);
+}
+
+unsigned int conn_count(void)
+{
+	unsigned int n;
+
+	pthread_mutex_lock(&conns_lock);
+	n = nconns;
+	pthread_mutex_unlock(&conns_lock);
+	return n;
+}
