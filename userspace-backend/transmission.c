@@ -155,6 +155,20 @@ static struct req *req_new(struct conn *c, const unsigned char *h)
 	return r;
 }
 
+static const char *cmd_name(uint16_t type)
+{
+	static const char *const names[] = {
+		[NBD_CMD_READ] = "READ", [NBD_CMD_WRITE] = "WRITE",
+		[NBD_CMD_DISC] = "DISC", [NBD_CMD_FLUSH] = "FLUSH",
+		[NBD_CMD_TRIM] = "TRIM", [NBD_CMD_CACHE] = "CACHE",
+		[NBD_CMD_WRITE_ZEROES] = "WRITE_ZEROES",
+		[NBD_CMD_BLOCK_STATUS] = "BLOCK_STATUS",
+		[NBD_CMD_RESIZE] = "RESIZE",
+	};
+
+	return type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
+}
+
 static bool range_ok(const struct req *r)
 {
 	return r->offset <= cfg.exp.size && r->len <= cfg.exp.size - r->offset;
@@ -182,12 +196,13 @@ static uint32_t check_request(struct conn *c, struct req *r)
 
 	if (r->type > NBD_CMD_WRITE_ZEROES || r->type == NBD_CMD_DISC ||
 	    r->type == NBD_CMD_CACHE) {
-		log_msg("conn %u: unknown command type=%u", c->id, r->type);
+		log_msg("conn %u: unknown command %s type=%u", c->id,
+			cmd_name(r->type), r->type);
 		return NBD_EINVAL;
 	}
 	if (r->flags & ~allowed_flags(r->type)) {
-		log_msg("conn %u: command type=%u with invalid flags=0x%x",
-			c->id, r->type, r->flags);
+		log_msg("conn %u: command=%s with invalid flags=0x%x",
+			c->id, cmd_name(r->type), r->flags);
 		return NBD_EINVAL;
 	}
 	if (r->type == NBD_CMD_FLUSH)
@@ -195,19 +210,19 @@ static uint32_t check_request(struct conn *c, struct req *r)
 	if (writes && cfg.exp.read_only)
 		return NBD_EPERM;
 	if (r->len == 0 || (r->type <= NBD_CMD_WRITE && r->len > NBD_MAX_PAYLOAD)) {
-		log_msg("conn %u: command type=%u length=%u out of 1..%u",
-			c->id, r->type, r->len, NBD_MAX_PAYLOAD);
+		log_msg("conn %u: command=%s length=%u out of 1..%u",
+			c->id, cmd_name(r->type), r->len, NBD_MAX_PAYLOAD);
 		return NBD_EINVAL;
 	}
 	if (!range_ok(r)) {
-		log_msg("conn %u: command type=%u offset=%llu length=%u past end size=%llu",
-			c->id, r->type, (unsigned long long)r->offset, r->len,
+		log_msg("conn %u: command=%s offset=%llu length=%u past end size=%llu",
+			c->id, cmd_name(r->type), (unsigned long long)r->offset, r->len,
 			(unsigned long long)cfg.exp.size);
 		return r->type == NBD_CMD_READ ? NBD_EINVAL : NBD_ENOSPC;
 	}
 	if (c->strict_align && ((r->offset | r->len) & (a - 1))) {
-		log_msg("conn %u: command type=%u offset=%llu length=%u not aligned to min_block=%u",
-			c->id, r->type, (unsigned long long)r->offset, r->len, a);
+		log_msg("conn %u: command=%s offset=%llu length=%u not aligned to min_block=%u",
+			c->id, cmd_name(r->type), (unsigned long long)r->offset, r->len, a);
 		return NBD_EINVAL;
 	}
 	return 0;
@@ -267,6 +282,9 @@ static int serve_one(struct conn *c, const unsigned char *h)
 		hold = r->len;
 	conn_reserve(c, r, hold);
 	if (r->type == NBD_CMD_WRITE && read_payload(c, r) < 0) {
+		pthread_mutex_lock(&c->lock);
+		c->broken = true;	/* the stream is lost: no more replies */
+		pthread_mutex_unlock(&c->lock);
 		r->error = NBD_EIO;
 		conn_complete(r);	/* the writer frees it */
 		return -1;

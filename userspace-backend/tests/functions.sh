@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: GPL-2.0
+# functions.sh - shared setup for the fairq-nbd host tests (sourced by bash).
+#
+# Each test-*.sh: sources this file, calls requires/start_server, asserts,
+# exits 0 (pass), 77 (skip) or anything else (fail).  cleanup runs from
+# an EXIT trap: it kills every server the test started and removes $tmp.
+
+set -u
+set -e
+
+here=$(cd "$(dirname "$0")" && pwd)
+srcdir=$(cd "$here/.." && pwd)
+server=$srcdir/fairq-nbd
+badclient=$here/nbd-badclient
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/fairq-nbd-test.XXXXXX")
+sock=$tmp/nbd.sock
+disk=$tmp/disk.img
+log=$tmp/server.log
+uri="nbd+unix:///?socket=$sock"
+server_pids=""
+
+cleanup()
+{
+	status=$?
+	for p in $server_pids; do
+		kill -KILL "$p" 2>/dev/null || :
+		wait "$p" 2>/dev/null || :
+	done
+	if [ "$status" -ne 0 ] && [ "$status" -ne 77 ] && [ -f "$log" ]; then
+		echo "--- server log ($log) ---"
+		tail -n 30 "$log"
+	fi
+	rm -rf "$tmp"
+	exit "$status"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+skip()
+{
+	echo "SKIP: $*"
+	exit 77
+}
+
+fail()
+{
+	echo "FAIL: $*"
+	exit 1
+}
+
+# requires CMD...: skip the test unless CMD runs
+requires()
+{
+	"$@" >/dev/null 2>&1 || skip "requires: $*"
+}
+
+# start_server ARGS...: fairq-nbd on $sock over $disk; sets $pid
+start_server()
+{
+	rm -f "$sock"
+	"$server" -u "$sock" "$@" >>"$log" 2>&1 &
+	pid=$!
+	server_pids="$server_pids $pid"
+	for _ in $(seq 100); do
+		[ -S "$sock" ] && return 0
+		kill -0 "$pid" 2>/dev/null || fail "server exited at startup: $(tail -n 3 "$log")"
+		sleep 0.05
+	done
+	fail "server did not create $sock"
+}
+
+# stop_server: SIGTERM, wait, the exit status must be 0
+stop_server()
+{
+	kill -TERM "$pid"
+	rc=0
+	wait "$pid" || rc=$?
+	server_pids=$(echo "$server_pids" | sed "s/ $pid\b//")
+	[ "$rc" -eq 0 ] || fail "server exit status=$rc after SIGTERM (want 0)"
+}
+
+# qio CMD...: one qemu-io session on $uri, each argument one -c command
+qio()
+{
+	local a=() c
+	for c in "$@"; do
+		a+=(-c "$c")
+	done
+	qemu-io -f raw "${a[@]}" "$uri"
+}
+
+# qio_ok CMD...: like qio, but fail on "Pattern verification failed" etc.
+qio_ok()
+{
+	out=$(qio "$@" 2>&1) || fail "qemu-io $* exited $?: $out"
+	case $out in
+	*failed*|*error*|*Error*|*Permission*)
+		fail "qemu-io $*: $out" ;;
+	esac
+}
+
+# now_ms: monotonic-enough wall clock in ms
+now_ms()
+{
+	date +%s%3N
+}
