@@ -78,6 +78,7 @@ struct fq_req {
 	struct fq_node node;	/* flow queue / dispatch batch link */
 	struct fq_node fifo;	/* expiry list link (oldest first) */
 	u32 state;		/* FQ_RS_*, for the core's own checks */
+	u64 seq;		/* enqueue sequence number (enqueue order) */
 };
 
 /* Counters kept per flow and for the whole device. */

@@ -1,0 +1,356 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_drr.c - priority classes, weighted deficit round robin and
+ * anticipation, shared by the cfq and sfq policies.
+ *
+ * Each class (RT, BE, IDLE) keeps its busy flows in rounds.  A flow
+ * entering a round is credited quantum * weight cost units; serving a
+ * request costs FQ_WEIGHT_BASE units per request (fairness=requests) or
+ * per byte (fairness=bytes).  The flow at the head of the current round
+ * is served until its credit is spent (its turn); it then moves to the
+ * next round with a fresh credit, keeping any debt (deficit round robin).
+ * When the current round is empty the next one becomes current.
+ *
+ * A flow that drains while it still has credit in the current round keeps
+ * that claim: when its next request comes it goes back to the head of the
+ * round and continues its turn instead of queueing behind everybody.  A
+ * flow that never leaves its turn unused is thus never punished for having
+ * one request at a time, and a flow that comes and goes cannot collect
+ * more than its credit per round.  Drained flows with a claim wait on the
+ * class's idle lists and are freed when the round their claim belongs to
+ * ends (or when the pool needs them).
+ *
+ * Anticipation (idle_us): when a sync flow drains within its turn, the
+ * class and the classes below it are held for it while its requests are
+ * in flight and for idle_us after the last one completed.  Higher classes
+ * and expired requests are never held.
+ *
+ * The IDLE class is served only when no RT/BE request has been queued or
+ * in flight for idle_grace_ms.
+ */
+#include "fq_internal.h"
+
+static const u8 fq_class_index[4] = {
+	[FQ_CLASS_NONE] = FQ_CI_BE,
+	[FQ_CLASS_RT] = FQ_CI_RT,
+	[FQ_CLASS_BE] = FQ_CI_BE,
+	[FQ_CLASS_IDLE] = FQ_CI_IDLE,
+};
+
+void fq_ioprio_split(u16 ioprio, u32 *ci, u32 *level)
+{
+	u32 cls = FQ_IOPRIO_CLASS(ioprio);
+
+	if (cls == FQ_CLASS_NONE || cls > FQ_CLASS_IDLE) {
+		*ci = FQ_CI_BE;
+		*level = 4;
+		return;
+	}
+	*ci = fq_class_index[cls];
+	*level = FQ_IOPRIO_LEVEL(ioprio);
+}
+
+/* Level 0 (highest) .. 7 -> weight 8 .. 1; level 4 -> FQ_WEIGHT_BASE. */
+u32 fq_level_weight(u32 level)
+{
+	return 8 - (level & 7);
+}
+
+static s64 fq_cost(const struct fq_sched *fqs, const struct fq_req *rq)
+{
+	if (fqs->fairness == FQ_FAIR_BYTES)
+		return (s64)rq->bytes * FQ_WEIGHT_BASE;
+	return FQ_WEIGHT_BASE;
+}
+
+static s64 fq_allowance(const struct fq_sched *fqs, const struct fq_flow *fqf)
+{
+	u64 q;
+
+	if (fqs->fairness == FQ_FAIR_BYTES)
+		q = fqs->quantum_bytes;
+	else if (fqs->policy == FQ_POL_SFQ)
+		q = 1;		/* one request per bucket per round (seed) */
+	else
+		q = fqs->quantum;
+	return (s64)(q * fqf->weight);
+}
+
+void fq_classq_init(struct fq_classq *cq)
+{
+	fq_list_init(&cq->cur);
+	fq_list_init(&cq->next);
+	fq_list_init(&cq->idle_cur);
+	fq_list_init(&cq->idle_next);
+	cq->nr_busy = 0;
+}
+
+bool fq_flow_has_claim(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	const struct fq_classq *cq;
+
+	if (fqf->ci >= FQ_PRIO_COUNT)
+		return false;
+	cq = &fqs->cq[fqf->ci];
+	return (fqf->round == cq->round && fqf->deficit > 0) ||
+	       fqf->round == cq->round + 1;
+}
+
+void fq_flow_unlink(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	if (fqf->where == FQ_FW_BUSY) {
+		fq_list_del(&fqf->link);
+		fqs->cq[fqf->ci].nr_busy--;
+	} else if (fqf->where == FQ_FW_IDLE) {
+		fq_list_del(&fqf->link);
+	}
+	fqf->where = FQ_FW_NONE;
+}
+
+/* Put a flow that has queued requests on its class's rounds. */
+static void fq_flow_place(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	struct fq_classq *cq = &fqs->cq[fqf->ci];
+
+	if (fqf->round == cq->round && fqf->deficit > 0) {
+		/* unused credit this round: continue the turn now */
+		fq_list_add_head(&fqf->link, &cq->cur);
+	} else if (fqf->round == cq->round + 1) {
+		fq_list_add_tail(&fqf->link, &cq->next);
+	} else {
+		if (fqf->deficit > 0)
+			fqf->deficit = 0;
+		fqf->deficit += fq_allowance(fqs, fqf);
+		fqf->round = cq->round;
+		fq_list_add_tail(&fqf->link, &cq->cur);
+	}
+	fqf->where = FQ_FW_BUSY;
+	cq->nr_busy++;
+}
+
+static void fq_flow_set_prio(struct fq_sched *fqs, struct fq_flow *fqf,
+			     u16 ioprio, u32 ci, u32 level)
+{
+	if (ci != fqf->ci) {
+		/* claims belong to a class's rounds: none in the new one */
+		fqf->ci = ci;
+		fqf->round = fqs->cq[ci].round + 2;
+	}
+	fqf->ioprio = ioprio;
+	fqf->weight = fq_level_weight(level);
+}
+
+static u16 fq_ioprio_norm(u32 ci, u32 level)
+{
+	static const u8 cls[FQ_PRIO_COUNT] = {
+		[FQ_CI_RT] = FQ_CLASS_RT,
+		[FQ_CI_BE] = FQ_CLASS_BE,
+		[FQ_CI_IDLE] = FQ_CLASS_IDLE,
+	};
+
+	return FQ_IOPRIO(cls[ci], level);
+}
+
+/*
+ * fq_flow_activate - @rq was just added to @fqf's queue.  A flow that
+ * becomes busy takes the request's class and level; a busy flow is only
+ * ever upgraded (a better class moves it, a better level raises the
+ * weight of its next credit).
+ */
+void fq_flow_activate(struct fq_sched *fqs, struct fq_flow *fqf,
+		      const struct fq_req *rq)
+{
+	u32 ci, level;
+
+	fq_ioprio_split(rq->ioprio, &ci, &level);
+	if (fqf->where == FQ_FW_BUSY) {
+		if (ci < fqf->ci) {
+			fq_flow_unlink(fqs, fqf);
+			fq_flow_set_prio(fqs, fqf, fq_ioprio_norm(ci, level),
+					 ci, level);
+			fq_flow_place(fqs, fqf);
+		} else if (ci == fqf->ci && fq_level_weight(level) > fqf->weight) {
+			fq_flow_set_prio(fqs, fqf, fq_ioprio_norm(ci, level),
+					 ci, level);
+		}
+		return;
+	}
+	fq_flow_unlink(fqs, fqf);	/* off an idle list, if on one */
+	if (!fqf->nr_batch && !fqf->inflight)
+		fq_flow_set_prio(fqs, fqf, fq_ioprio_norm(ci, level), ci,
+				 level);
+	else if (ci < fqf->ci || (ci == fqf->ci &&
+				  fq_level_weight(level) > fqf->weight))
+		fq_flow_set_prio(fqs, fqf, fq_ioprio_norm(ci, level), ci,
+				 level);
+	fq_flow_place(fqs, fqf);
+}
+
+/*
+ * fq_flow_charge - @fqf is served @rq: spend its credit; when the credit
+ * of this round is spent, credit the next round and end the turn.
+ */
+void fq_flow_charge(struct fq_sched *fqs, struct fq_flow *fqf,
+		    const struct fq_req *rq)
+{
+	struct fq_classq *cq = &fqs->cq[fqf->ci];
+
+	fqf->deficit -= fq_cost(fqs, rq);
+	if (fqf->round != cq->round || fqf->deficit > 0)
+		return;
+	fqf->deficit += fq_allowance(fqs, fqf);
+	fqf->round = cq->round + 1;
+	if (fqf->where == FQ_FW_BUSY) {
+		fq_list_del(&fqf->link);
+		fq_list_add_tail(&fqf->link, &cq->next);
+	}
+}
+
+/* The current round is over: the next one starts, stale claims go. */
+static void fq_classq_next_round(struct fq_sched *fqs, struct fq_classq *cq)
+{
+	struct fq_flow *fqf;
+
+	cq->round++;
+	while (!fq_list_empty(&cq->idle_cur)) {
+		fqf = fq_entry(cq->idle_cur.next, struct fq_flow, link);
+		fq_flow_unlink(fqs, fqf);
+		fq_flow_release(fqs, fqf);
+	}
+	fq_list_splice_tail(&cq->idle_next, &cq->idle_cur);
+	fq_list_splice_tail(&cq->next, &cq->cur);
+}
+
+static void fq_antic_start(struct fq_sched *fqs, struct fq_flow *fqf,
+			   const struct fq_req *rq)
+{
+	if (!fqs->idle_us || !(rq->flags & FQ_REQ_SYNC) ||
+	    (fqf->flags & FQ_FF_ORPHAN) || !fq_flow_has_claim(fqs, fqf) ||
+	    fqf->round != fqs->cq[fqf->ci].round)
+		return;
+	fqs->antic = fqf;
+	fqs->antic_blocked = false;
+	fqf->antic_until = 0;
+}
+
+static struct fq_req *fq_classq_pick(struct fq_sched *fqs,
+				     struct fq_classq *cq)
+{
+	struct fq_flow *fqf;
+	struct fq_req *rq;
+
+	for (;;) {
+		if (fq_list_empty(&cq->cur))
+			fq_classq_next_round(fqs, cq);
+		fqf = fq_entry(cq->cur.next, struct fq_flow, link);
+		if (fqf->deficit > 0)
+			break;
+		/* entered with debt: one more round of credit */
+		fqf->deficit += fq_allowance(fqs, fqf);
+		fqf->round = cq->round + 1;
+		fq_list_del(&fqf->link);
+		fq_list_add_tail(&fqf->link, &cq->next);
+	}
+	rq = fq_entry(fqf->queue.next, struct fq_req, node);
+	fq_list_del(&rq->node);
+	fqf->nr_queued--;
+	fq_flow_charge(fqs, fqf, rq);
+	if (!fqf->nr_queued) {
+		fq_flow_unlink(fqs, fqf);
+		fq_antic_start(fqs, fqf, rq);
+	}
+	return rq;
+}
+
+static void fq_antic_cancel(struct fq_sched *fqs)
+{
+	struct fq_flow *fqf = fqs->antic;
+
+	fqs->antic = NULL;
+	if (fqf->round == fqs->cq[fqf->ci].round && fqf->deficit > 0)
+		fqf->deficit = 0;	/* the turn is over */
+	if (fqf->where == FQ_FW_IDLE) {
+		fq_flow_unlink(fqs, fqf);
+		fq_flow_release(fqs, fqf);
+	}
+}
+
+/* True while the turn is held for fqs->antic; cancels it when it ends. */
+static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
+{
+	struct fq_flow *fqf = fqs->antic;
+
+	if (fqf->nr_queued || !fqs->idle_us) {
+		fq_antic_cancel(fqs);
+		return false;
+	}
+	if (!fqf->inflight && !fqf->nr_batch &&
+	    (!fqf->antic_until || now_ns >= fqf->antic_until)) {
+		fq_antic_cancel(fqs);
+		return false;
+	}
+	if (!fqs->antic_blocked) {
+		fqs->antic_blocked = true;
+		fqs->st.idle_waits++;
+	}
+	return true;
+}
+
+static bool fq_idle_class_allowed(const struct fq_sched *fqs, u64 now_ns)
+{
+	if (fqs->nonidle_busy)
+		return false;
+	if (!fqs->nonidle_seen)
+		return true;
+	return now_ns >= fqs->nonidle_ns + (u64)fqs->idle_grace_ms * 1000000;
+}
+
+/*
+ * fq_drr_pick - take the next request by class, round and turn, or NULL
+ * when nothing may go now.  The request is off its flow's queue and
+ * charged; the caller puts it on the dispatch batch.
+ */
+struct fq_req *fq_drr_pick(struct fq_sched *fqs, u64 now_ns)
+{
+	struct fq_classq *cq;
+	u32 ci;
+
+	for (ci = 0; ci < FQ_PRIO_COUNT; ci++) {
+		cq = &fqs->cq[ci];
+		if (fqs->antic && fqs->antic->ci <= ci &&
+		    fq_antic_holds(fqs, now_ns))
+			return NULL;
+		if (!cq->nr_busy)
+			continue;
+		if (ci == FQ_CI_IDLE && !fq_idle_class_allowed(fqs, now_ns))
+			return NULL;
+		return fq_classq_pick(fqs, cq);
+	}
+	return NULL;
+}
+
+static u64 fq_min_event(u64 a, u64 b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a < b ? a : b;
+}
+
+/* When anticipation or the idle grace period ends, or 0. */
+u64 fq_drr_next_event(struct fq_sched *fqs, u64 now_ns)
+{
+	struct fq_flow *fqf = fqs->antic;
+	u64 t = 0, grace;
+
+	if (fqf && !fqf->inflight && !fqf->nr_batch && fqf->antic_until)
+		t = fqf->antic_until;
+	if (fqs->cq[FQ_CI_IDLE].nr_busy && !fqs->nonidle_busy &&
+	    fqs->nonidle_seen) {
+		grace = fqs->nonidle_ns + (u64)fqs->idle_grace_ms * 1000000;
+		if (grace > now_ns)
+			t = fq_min_event(t, grace);
+	}
+	return t;
+}

@@ -1,0 +1,278 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fq_internal.h - data structures shared by the sched/ core files.
+ *
+ * Not part of the API: only the core files in sched/ and the host tests include it.
+ *
+ * Every field below is protected by the caller's per-device lock (see
+ * fq_sched.h); the core takes no lock of its own.
+ *
+ * Where a queued request lives:
+ *   rq->node  on its flow's FIFO queue (FQ_RS_QUEUED) or on the device's
+ *             sorted dispatch batch (FQ_RS_BATCH);
+ *   rq->fifo  on one of the device's expiry lists (sync, async, idle
+ *             class), in enqueue order.
+ * While in flight (FQ_RS_INFLIGHT) neither link is used.
+ *
+ * Where a flow lives (fqf->where):
+ *   FQ_FW_FREE   on the pool's free list;
+ *   FQ_FW_BUSY   has queued requests: on its class's current round list
+ *                (fqf->round == round) or next round list (round + 1);
+ *   FQ_FW_IDLE   drained, kept on an idle list because it still has a
+ *                claim on the current (idle_cur) or next (idle_next) round;
+ *   FQ_FW_NONE   on no list: queue empty but requests batched or in flight,
+ *                or any flow of the fifo policy.
+ */
+#ifndef FQ_INTERNAL_H
+#define FQ_INTERNAL_H
+
+#include "fq_env.h"
+#include "fq_sched.h"
+
+#define fq_entry(ptr, type, member) \
+	((type *)((char *)(ptr) - offsetof(type, member)))
+
+static inline void fq_list_init(struct fq_node *h)
+{
+	h->next = h;
+	h->prev = h;
+}
+
+static inline bool fq_list_empty(const struct fq_node *h)
+{
+	return h->next == h;
+}
+
+static inline void fq_list_insert(struct fq_node *n, struct fq_node *prev,
+				  struct fq_node *next)
+{
+	n->prev = prev;
+	n->next = next;
+	prev->next = n;
+	next->prev = n;
+}
+
+static inline void fq_list_add_tail(struct fq_node *n, struct fq_node *h)
+{
+	fq_list_insert(n, h->prev, h);
+}
+
+static inline void fq_list_add_head(struct fq_node *n, struct fq_node *h)
+{
+	fq_list_insert(n, h, h->next);
+}
+
+static inline void fq_list_del(struct fq_node *n)
+{
+	n->prev->next = n->next;
+	n->next->prev = n->prev;
+	n->next = n;
+	n->prev = n;
+}
+
+/* Move every entry of @from to the tail of @to; @from ends up empty. */
+static inline void fq_list_splice_tail(struct fq_node *from, struct fq_node *to)
+{
+	if (fq_list_empty(from))
+		return;
+	from->next->prev = to->prev;
+	to->prev->next = from->next;
+	from->prev->next = to;
+	to->prev = from->prev;
+	fq_list_init(from);
+}
+
+enum fq_policy {
+	FQ_POL_CFQ,
+	FQ_POL_SFQ,
+	FQ_POL_FIFO,
+	FQ_POL_COUNT,
+};
+
+enum fq_fairness {
+	FQ_FAIR_REQUESTS,
+	FQ_FAIR_BYTES,
+};
+
+/* Request states (rq->state); odd values so that a zeroed request is caught. */
+enum {
+	FQ_RS_QUEUED = 0x51,
+	FQ_RS_BATCH = 0x53,
+	FQ_RS_INFLIGHT = 0x55,
+	FQ_RS_DONE = 0x57,
+};
+
+/* Flow placement (fqf->where), see the top of this file. */
+enum {
+	FQ_FW_FREE,
+	FQ_FW_NONE,
+	FQ_FW_BUSY,
+	FQ_FW_IDLE,
+};
+
+/* Flow flags (fqf->flags). */
+enum {
+	FQ_FF_OVERFLOW = 1u << 0,	/* the shared overflow flow, never freed */
+	FQ_FF_ORPHAN = 1u << 1,		/* unhashed by a rebuild, freed when idle */
+	FQ_FF_BUCKET = 1u << 2,		/* an sfq bucket, in fqs->bucket[] */
+	FQ_FF_HASHED = 1u << 3,		/* a cfq/fifo flow, in fqs->hash[] */
+};
+
+/* Class index of the per-class round robin (0 = served first). */
+enum {
+	FQ_CI_RT,
+	FQ_CI_BE,
+	FQ_CI_IDLE,
+};
+
+/* Expiry lists: sync and async deadlines; idle class has none. */
+enum {
+	FQ_FIFO_SYNC,
+	FQ_FIFO_ASYNC,
+	FQ_FIFO_IDLE,
+	FQ_FIFO_COUNT,
+};
+
+/*
+ * Weights: weight = 8 - level, so level 0 -> 8, level 4 (the default)
+ * -> 4, level 7 -> 1.  FQ_WEIGHT_BASE is the weight at which a flow gets
+ * exactly one quantum per turn.
+ */
+enum {
+	FQ_WEIGHT_BASE = 4,
+	FQ_BATCH_MAX = 64,	/* requests sorted into one dispatch batch */
+};
+
+struct fq_flow {
+	struct fq_node queue;	/* queued requests (rq->node), enqueue order */
+	struct fq_node link;	/* class round list or idle list */
+	struct fq_flow *hnext;	/* cfq hash chain / pool free list */
+	u64 key;		/* flow key (sfq: bucket index) */
+	s64 deficit;		/* DRR credit [cost units, see fq_cost()] */
+	u64 antic_until;	/* anticipation deadline [ns], 0 = not set */
+	u32 round;		/* class round the deficit belongs to */
+	u32 nr_queued;		/* requests on ->queue */
+	u32 nr_batch;		/* requests picked into the dispatch batch */
+	u32 inflight;		/* requests dispatched, not completed */
+	u32 weight;		/* 1..8, from the level */
+	u16 ioprio;		/* class and level served at */
+	u8 ci;			/* FQ_CI_* */
+	u8 where;		/* FQ_FW_* */
+	u8 flags;		/* FQ_FF_* */
+	u8 last_sync;		/* last request picked was sync */
+	struct fq_counts c;	/* per-flow counters */
+};
+
+/* Round robin state of one priority class. */
+struct fq_classq {
+	struct fq_node cur;	/* flows with credit in this round */
+	struct fq_node next;	/* flows served up to their credit */
+	struct fq_node idle_cur;	/* drained, unused credit this round */
+	struct fq_node idle_next;	/* drained, credited for next round */
+	u32 round;		/* round number, wraps */
+	u32 nr_busy;		/* flows on cur + next */
+};
+
+struct fq_sched {
+	/* tunables */
+	u32 policy;		/* enum fq_policy */
+	u32 fairness;		/* enum fq_fairness */
+	u32 quantum;		/* requests per cfq turn at weight 4 */
+	u32 quantum_bytes;	/* bytes per turn at weight 4, bytes mode */
+	u32 buckets;		/* sfq buckets, power of two */
+	u32 perturb_ms;		/* sfq re-hash period [ms], 0 = off */
+	u32 depth;		/* requests in flight below, max */
+	u32 idle_us;		/* anticipation [us], 0 = off */
+	u32 idle_grace_ms;	/* IDLE class waits this long [ms] */
+	u32 expire_ms[2];	/* fifo_expire_{sync,async}_ms [ms] */
+	u32 max_flows;		/* pool size [flows] */
+
+	/* flow pool */
+	struct fq_flow *pool;	/* max_flows flows */
+	struct fq_flow *free;	/* free list through ->hnext */
+	struct fq_flow **hash;	/* cfq: 1 << hash_bits chains */
+	struct fq_flow **bucket;	/* sfq: max_flows slots, buckets used */
+	u32 hash_bits;
+	u32 nr_flows;		/* flows taken from the pool now */
+	struct fq_flow overflow;	/* shared when the pool is exhausted */
+
+	/* scheduling state */
+	struct fq_classq cq[FQ_PRIO_COUNT];
+	struct fq_node fifo[FQ_FIFO_COUNT];	/* queued requests by age */
+	struct fq_node batch;	/* picked requests, sector order */
+	u32 nr_batch;
+	u32 queued;		/* requests queued or batched */
+	u32 inflight;		/* requests below */
+	u64 seq;		/* enqueue sequence number */
+	struct fq_flow *antic;	/* flow the turn is held for, or NULL */
+	bool antic_blocked;	/* this anticipation has held someone */
+	u32 nonidle_busy;	/* RT/BE requests queued or in flight */
+	bool nonidle_seen;	/* nonidle_ns is valid */
+	u64 nonidle_ns;		/* last time RT/BE work existed [ns] */
+
+	/* sfq hashing */
+	u64 prng;		/* PRNG state (perturbations) */
+	u64 hash_seed;		/* current sfq perturbation */
+	u64 perturb_next;	/* next re-hash [ns], 0 = set on next call */
+
+	struct fq_stats st;	/* totals (queued/inflight/flows filled late) */
+};
+
+/* The arrays of one flow pool, allocated before they are installed. */
+struct fq_pool {
+	struct fq_flow *pool;
+	struct fq_flow **hash;
+	struct fq_flow **bucket;
+	u32 hash_bits;
+	u32 max;
+};
+
+/* fq_flow.c: pool, lookup, release */
+int fq_pool_alloc(struct fq_pool *p, u32 max_flows);
+void fq_pool_install(struct fq_sched *fqs, struct fq_pool *p);
+void fq_pool_free(struct fq_sched *fqs);
+size_t fq_pool_mem(u32 max_flows);
+struct fq_flow *fq_flow_lookup(struct fq_sched *fqs, struct fq_req *rq);
+void fq_flow_release(struct fq_sched *fqs, struct fq_flow *fqf);
+void fq_flow_maybe_release(struct fq_sched *fqs, struct fq_flow *fqf);
+void fq_sfq_perturb(struct fq_sched *fqs, u64 now_ns);
+int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows);
+
+/* fq_drr.c: classes, rounds, anticipation */
+void fq_classq_init(struct fq_classq *cq);
+void fq_flow_activate(struct fq_sched *fqs, struct fq_flow *fqf,
+		      const struct fq_req *rq);
+void fq_flow_unlink(struct fq_sched *fqs, struct fq_flow *fqf);
+void fq_flow_charge(struct fq_sched *fqs, struct fq_flow *fqf,
+		    const struct fq_req *rq);
+struct fq_req *fq_drr_pick(struct fq_sched *fqs, u64 now_ns);
+u64 fq_drr_next_event(struct fq_sched *fqs, u64 now_ns);
+void fq_ioprio_split(u16 ioprio, u32 *ci, u32 *level);
+u32 fq_level_weight(u32 level);
+bool fq_flow_has_claim(struct fq_sched *fqs, struct fq_flow *fqf);
+
+/* fq_sched.c: request bookkeeping shared with the other files */
+void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq);
+
+/* fq_tunables.c */
+void fq_tunables_default(struct fq_sched *fqs);
+int fq_policy_parse(const char *val);
+
+static inline u32 fq_rq_fifo(const struct fq_req *rq)
+{
+	if (FQ_IOPRIO_CLASS(rq->ioprio) == FQ_CLASS_IDLE)
+		return FQ_FIFO_IDLE;
+	return (rq->flags & FQ_REQ_SYNC) ? FQ_FIFO_SYNC : FQ_FIFO_ASYNC;
+}
+
+static inline bool fq_rq_nonidle(const struct fq_req *rq)
+{
+	return FQ_IOPRIO_CLASS(rq->ioprio) != FQ_CLASS_IDLE;
+}
+
+static inline bool fq_flow_idle(const struct fq_flow *fqf)
+{
+	return !fqf->nr_queued && !fqf->nr_batch && !fqf->inflight;
+}
+
+#endif /* FQ_INTERNAL_H */

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_sched.c - the request path: create/destroy, enqueue, dispatch with
+ * bounded wait and sector-sorted batches, complete, drain, next_event.
+ *
+ * Dispatch order, each call:
+ *   1. nothing while "depth" requests are in flight;
+ *   2. the oldest expired request (sync after fifo_expire_sync_ms, async
+ *      after fifo_expire_async_ms; IDLE-class requests have no deadline),
+ *      whatever its class, turn or the anticipation in progress;
+ *   3. the rest of the current batch;
+ *   4. fifo: the oldest request.  cfq/sfq: a new batch of up to
+ *      min(depth - inflight, FQ_BATCH_MAX) requests picked by class,
+ *      round and turn (fq_drr.c), sorted by sector.  A batch is what may
+ *      go down now, so the caller, dispatching until NULL, submits it
+ *      together (under one plug) and the lower device can merge it.
+ */
+#include "fq_internal.h"
+
+static void fq_overflow_init(struct fq_sched *fqs)
+{
+	struct fq_flow *fqf = &fqs->overflow;
+
+	*fqf = (struct fq_flow){ .key = ~0ull, .flags = FQ_FF_OVERFLOW,
+				 .where = FQ_FW_NONE, .ci = FQ_PRIO_COUNT,
+				 .weight = FQ_WEIGHT_BASE };
+	fq_list_init(&fqf->queue);
+	fq_list_init(&fqf->link);
+}
+
+struct fq_sched *fq_sched_create(const char *policy, u64 seed)
+{
+	struct fq_sched *fqs;
+	struct fq_pool p;
+	int pol = FQ_POL_CFQ;
+	u32 i;
+
+	if (policy) {
+		pol = fq_policy_parse(policy);
+		if (pol < 0)
+			return NULL;
+	}
+	fqs = fq_zalloc(sizeof(*fqs));
+	if (!fqs)
+		return NULL;
+	fq_tunables_default(fqs);
+	fqs->policy = (u32)pol;
+	if (fq_pool_alloc(&p, fqs->max_flows)) {
+		fq_free(fqs);
+		return NULL;
+	}
+	fq_pool_install(fqs, &p);
+	fq_overflow_init(fqs);
+	for (i = 0; i < FQ_PRIO_COUNT; i++)
+		fq_classq_init(&fqs->cq[i]);
+	for (i = 0; i < FQ_FIFO_COUNT; i++)
+		fq_list_init(&fqs->fifo[i]);
+	fq_list_init(&fqs->batch);
+	fqs->prng = seed;
+	fqs->hash_seed = fq_hash64(seed, 1);
+	return fqs;
+}
+
+void fq_sched_destroy(struct fq_sched *fqs)
+{
+	if (!fqs)
+		return;
+	WARN_ON_ONCE(fqs->queued || fqs->inflight);
+	fq_pool_free(fqs);
+	fq_free(fqs);
+}
+
+/* Put @rq on its flow under the current policy (enqueue and rebuild). */
+void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq)
+{
+	struct fq_flow *fqf = fq_flow_lookup(fqs, rq);
+
+	rq->flow = fqf;
+	rq->state = FQ_RS_QUEUED;
+	fq_list_add_tail(&rq->node, &fqf->queue);
+	fqf->nr_queued++;
+	fqf->c.enq_reqs++;
+	fqf->c.enq_bytes += rq->bytes;
+	if (fqs->policy != FQ_POL_FIFO)
+		fq_flow_activate(fqs, fqf, rq);
+	if (fqs->antic == fqf)
+		fqs->antic = NULL;	/* it is back: no more waiting */
+}
+
+void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns)
+{
+	if (fqs->policy == FQ_POL_SFQ)
+		fq_sfq_perturb(fqs, now_ns);
+	rq->enqueue_ns = now_ns;
+	rq->dispatch_ns = 0;
+	rq->seq = fqs->seq++;
+	fq_list_add_tail(&rq->fifo, &fqs->fifo[fq_rq_fifo(rq)]);
+	fqs->queued++;
+	fqs->st.c.enq_reqs++;
+	fqs->st.c.enq_bytes += rq->bytes;
+	if (fq_rq_nonidle(rq)) {
+		fqs->nonidle_busy++;
+		fqs->nonidle_seen = true;
+		fqs->nonidle_ns = now_ns;
+	}
+	fq_req_insert(fqs, rq);
+	if (rq->flow == &fqs->overflow)
+		fqs->st.overflow_enq++;
+}
+
+/* Take a waiting request off its flow queue or the batch and its fifo. */
+static void fq_req_unqueue(struct fq_sched *fqs, struct fq_req *rq)
+{
+	struct fq_flow *fqf = rq->flow;
+
+	fq_list_del(&rq->node);
+	fq_list_del(&rq->fifo);
+	if (rq->state == FQ_RS_BATCH) {
+		fqf->nr_batch--;
+		fqs->nr_batch--;
+	} else {
+		fqf->nr_queued--;
+		if (!fqf->nr_queued && fqf->where == FQ_FW_BUSY)
+			fq_flow_unlink(fqs, fqf);
+	}
+	fqs->queued--;
+}
+
+static struct fq_req *fq_fifo_head(struct fq_sched *fqs, u32 i)
+{
+	if (fq_list_empty(&fqs->fifo[i]))
+		return NULL;
+	return fq_entry(fqs->fifo[i].next, struct fq_req, fifo);
+}
+
+/* The oldest waiting request of all, or NULL. */
+static struct fq_req *fq_oldest(struct fq_sched *fqs)
+{
+	struct fq_req *rq, *best = NULL;
+	u32 i;
+
+	for (i = 0; i < FQ_FIFO_COUNT; i++) {
+		rq = fq_fifo_head(fqs, i);
+		if (rq && (!best || rq->seq < best->seq))
+			best = rq;
+	}
+	return best;
+}
+
+static u64 fq_expire_at(const struct fq_sched *fqs, const struct fq_req *rq,
+			u32 i)
+{
+	return rq->enqueue_ns + (u64)fqs->expire_ms[i] * 1000000;
+}
+
+/* The oldest request past its deadline, or NULL. */
+static struct fq_req *fq_expired(struct fq_sched *fqs, u64 now_ns)
+{
+	struct fq_req *rq, *best = NULL;
+	u32 i;
+
+	for (i = FQ_FIFO_SYNC; i <= FQ_FIFO_ASYNC; i++) {
+		rq = fq_fifo_head(fqs, i);
+		if (!rq || now_ns < fq_expire_at(fqs, rq, i))
+			continue;
+		if (!best || rq->seq < best->seq)
+			best = rq;
+	}
+	return best;
+}
+
+/* Insert into the batch in sector order (stable for equal sectors). */
+static void fq_batch_add(struct fq_sched *fqs, struct fq_req *rq)
+{
+	struct fq_node *pos = fqs->batch.prev;
+
+	while (pos != &fqs->batch &&
+	       fq_entry(pos, struct fq_req, node)->sector > rq->sector)
+		pos = pos->prev;
+	fq_list_insert(&rq->node, pos, pos->next);
+	rq->state = FQ_RS_BATCH;
+	rq->flow->nr_batch++;
+	fqs->nr_batch++;
+}
+
+static void fq_batch_fill(struct fq_sched *fqs, u64 now_ns)
+{
+	u32 room = fqs->depth - fqs->inflight;
+	struct fq_req *rq;
+
+	if (room > FQ_BATCH_MAX)
+		room = FQ_BATCH_MAX;
+	while (room--) {
+		rq = fq_drr_pick(fqs, now_ns);
+		if (!rq)
+			break;
+		fq_batch_add(fqs, rq);
+	}
+}
+
+/* @rq leaves the core's queues and goes down. */
+static struct fq_req *fq_req_start(struct fq_sched *fqs, struct fq_req *rq,
+				   u64 now_ns)
+{
+	struct fq_flow *fqf = rq->flow;
+	u64 wait = now_ns > rq->enqueue_ns ? now_ns - rq->enqueue_ns : 0;
+
+	fq_req_unqueue(fqs, rq);
+	rq->state = FQ_RS_INFLIGHT;
+	rq->dispatch_ns = now_ns;
+	fqf->inflight++;
+	fqs->inflight++;
+	fqf->c.disp_reqs++;
+	fqf->c.disp_bytes += rq->bytes;
+	fqf->c.wait_ns_sum += wait;
+	if (wait > fqf->c.wait_ns_max)
+		fqf->c.wait_ns_max = wait;
+	fqs->st.c.disp_reqs++;
+	fqs->st.c.disp_bytes += rq->bytes;
+	fqs->st.c.wait_ns_sum += wait;
+	if (wait > fqs->st.c.wait_ns_max)
+		fqs->st.c.wait_ns_max = wait;
+	if (fq_rq_nonidle(rq))
+		fqs->nonidle_ns = now_ns;
+	return rq;
+}
+
+struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns)
+{
+	struct fq_req *rq;
+
+	if (fqs->policy == FQ_POL_SFQ)
+		fq_sfq_perturb(fqs, now_ns);
+	if (fqs->inflight >= fqs->depth || !fqs->queued)
+		return NULL;
+	rq = fq_expired(fqs, now_ns);
+	if (rq) {
+		if (rq->state == FQ_RS_QUEUED && fqs->policy != FQ_POL_FIFO)
+			fq_flow_charge(fqs, rq->flow, rq);
+		rq->flow->c.expired++;
+		fqs->st.c.expired++;
+		return fq_req_start(fqs, rq, now_ns);
+	}
+	if (fqs->policy == FQ_POL_FIFO)
+		return fq_req_start(fqs, fq_oldest(fqs), now_ns);
+	if (fq_list_empty(&fqs->batch))
+		fq_batch_fill(fqs, now_ns);
+	if (fq_list_empty(&fqs->batch))
+		return NULL;
+	rq = fq_entry(fqs->batch.next, struct fq_req, node);
+	return fq_req_start(fqs, rq, now_ns);
+}
+
+void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
+		       u64 now_ns)
+{
+	struct fq_flow *fqf = rq->flow;
+	u64 svc = now_ns > rq->dispatch_ns ? now_ns - rq->dispatch_ns : 0;
+
+	if (WARN_ON_ONCE(rq->state != FQ_RS_INFLIGHT || !fqf))
+		return;
+	fqf->inflight--;
+	fqs->inflight--;
+	fqf->c.done_reqs++;
+	fqf->c.done_bytes += rq->bytes;
+	fqf->c.svc_ns_sum += svc;
+	fqs->st.c.done_reqs++;
+	fqs->st.c.done_bytes += rq->bytes;
+	fqs->st.c.svc_ns_sum += svc;
+	if (status) {
+		fqf->c.errors++;
+		fqs->st.c.errors++;
+	}
+	if (fq_rq_nonidle(rq)) {
+		fqs->nonidle_busy--;
+		fqs->nonidle_ns = now_ns;
+	}
+	rq->state = FQ_RS_DONE;
+	rq->flow = NULL;
+	if (fqs->antic == fqf && !fqf->inflight)
+		fqf->antic_until = now_ns + (u64)fqs->idle_us * 1000;
+	fq_flow_maybe_release(fqs, fqf);
+}
+
+struct fq_req *fq_sched_drain(struct fq_sched *fqs)
+{
+	struct fq_req *rq = fq_oldest(fqs);
+	struct fq_flow *fqf;
+
+	if (!rq)
+		return NULL;
+	fqf = rq->flow;
+	fq_req_unqueue(fqs, rq);
+	if (fq_rq_nonidle(rq))
+		fqs->nonidle_busy--;
+	rq->state = FQ_RS_DONE;
+	rq->flow = NULL;
+	if (fqs->antic == fqf)
+		fqs->antic = NULL;
+	fq_flow_maybe_release(fqs, fqf);
+	return rq;
+}
+
+static u64 fq_min_time(u64 a, u64 b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a < b ? a : b;
+}
+
+u64 fq_sched_next_event(struct fq_sched *fqs, u64 now_ns)
+{
+	struct fq_req *rq;
+	u64 t = 0;
+	u32 i;
+
+	if (fqs->policy != FQ_POL_FIFO)
+		t = fq_drr_next_event(fqs, now_ns);
+	if (fqs->queued && fqs->inflight < fqs->depth) {
+		for (i = FQ_FIFO_SYNC; i <= FQ_FIFO_ASYNC; i++) {
+			rq = fq_fifo_head(fqs, i);
+			if (rq)
+				t = fq_min_time(t, fq_expire_at(fqs, rq, i));
+		}
+	}
+	if (fqs->policy == FQ_POL_SFQ && fqs->perturb_ms &&
+	    (fqs->queued || fqs->inflight))
+		t = fq_min_time(t, fqs->perturb_next);
+	return t;
+}

@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_stats.c - whole-device and per-flow figures for the caller to print.
+ * Not on the hot path: fq_sched_flows() walks the pool.
+ */
+#include "fq_internal.h"
+
+size_t fq_sched_flow_size(void)
+{
+	/* the flow, its two cfq hash slots and its sfq bucket slot */
+	return sizeof(struct fq_flow) + 3 * sizeof(struct fq_flow *);
+}
+
+void fq_sched_stats(struct fq_sched *fqs, struct fq_stats *st)
+{
+	*st = fqs->st;
+	st->queued = fqs->queued;
+	st->inflight = fqs->inflight;
+	st->flows = fqs->nr_flows;
+	st->flows_max = fqs->max_flows;
+	st->mem_bytes = (u32)(sizeof(*fqs) + fq_pool_mem(fqs->max_flows));
+}
+
+static void fq_flow_fill(const struct fq_flow *fqf, struct fq_flow_info *fi)
+{
+	u32 ci, level;
+
+	fi->key = fqf->key;
+	fi->ioprio = fqf->ioprio;
+	if (fqf->ci >= FQ_PRIO_COUNT)
+		fi->ioprio = FQ_IOPRIO(FQ_CLASS_BE, 4);
+	fq_ioprio_split(fi->ioprio, &ci, &level);
+	fi->weight = fq_level_weight(level);
+	fi->queued = fqf->nr_queued + fqf->nr_batch;
+	fi->inflight = fqf->inflight;
+	fi->c = fqf->c;
+}
+
+/* Insert @fqf into @out[0..*n) kept busiest first, at most @max long. */
+static void fq_flows_insert(const struct fq_flow *fqf,
+			    struct fq_flow_info *out, unsigned int *n,
+			    unsigned int max)
+{
+	unsigned int i = *n;
+
+	if (i == max) {
+		if (out[max - 1].c.disp_bytes >= fqf->c.disp_bytes)
+			return;
+		i = max - 1;
+	} else {
+		(*n)++;
+	}
+	while (i > 0 && out[i - 1].c.disp_bytes < fqf->c.disp_bytes) {
+		out[i] = out[i - 1];
+		i--;
+	}
+	fq_flow_fill(fqf, &out[i]);
+}
+
+unsigned int fq_sched_flows(struct fq_sched *fqs, struct fq_flow_info *out,
+			    unsigned int max)
+{
+	const struct fq_flow *fqf;
+	unsigned int n = 0;
+	u32 i;
+
+	if (!max)
+		return 0;
+	for (i = 0; i < fqs->max_flows; i++) {
+		fqf = &fqs->pool[i];
+		if (fqf->where != FQ_FW_FREE)
+			fq_flows_insert(fqf, out, &n, max);
+	}
+	fqf = &fqs->overflow;
+	if (fqf->c.enq_reqs || fqf->inflight)
+		fq_flows_insert(fqf, out, &n, max);
+	return n;
+}
