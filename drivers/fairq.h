@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fairq.h - the fairq stacked block driver: shared declarations.
+ *
+ * One struct fairq_dev per configfs entry.  It lives from mkdir to the
+ * last configfs reference; the gendisk, the lower device, the bio_set
+ * and the workqueue live only while the device is powered on.
+ *
+ * Locks, outermost first:
+ *   fairq_cfg_lock  (mutex, global) power on/off, backing, max_flows;
+ *                   never taken by sysfs handlers, so power-off may wait
+ *                   for them while holding it.
+ *   fd->tun_lock    (mutex) tunable get/set, excludes a max_flows resize
+ *                   (which runs on the core without fd->lock).
+ *   fd->lock        (spinlock, irqsave) the sched core and the I/O state;
+ *                   completions take it from interrupt context.
+ */
+#ifndef FAIRQ_H
+#define FAIRQ_H
+
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/blkdev.h>
+#include <linux/bio.h>
+#include <linux/configfs.h>
+#include <linux/hrtimer.h>
+#include <linux/workqueue.h>
+#include <linux/completion.h>
+#include <linux/atomic.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+
+#include "fq_sched.h"
+#include "fairq_compat.h"
+
+enum fairq_classify {
+	FAIRQ_CLASSIFY_TGID,
+	FAIRQ_CLASSIFY_PID,
+	FAIRQ_CLASSIFY_CGROUP,
+	FAIRQ_CLASSIFY_UID,
+	FAIRQ_CLASSIFY_COUNT,
+};
+
+struct fairq_kobj;
+
+struct fairq_dev {
+	struct config_item item;
+	char name[DISK_NAME_LEN];	/* configfs name = disk name */
+	char *backing;			/* lower path or NULL; written under both mutexes */
+	bool dead;			/* rmdir'ed; fairq_cfg_lock */
+	int classify;			/* enum fairq_classify; READ_ONCE on the I/O path */
+
+	struct mutex tun_lock;
+	spinlock_t lock;
+	struct fq_sched *fqs;		/* created at mkdir, destroyed at release */
+	bool running;			/* accepts and dispatches I/O; fd->lock */
+	unsigned int nr_queued;		/* enqueued, not yet dispatched [requests]; fd->lock */
+	u64 timer_ns;			/* when the hrtimer is armed for [ns]; fd->lock */
+
+	atomic_t pending;		/* clones not yet completed, +1 while running */
+	struct completion drained;	/* pending reached 0 after power-off dropped the +1 */
+	atomic64_t passthrough;		/* dataless bios sent straight down [bios] */
+
+	/* valid while powered on; set and cleared under fairq_cfg_lock */
+	struct fairq_lower lower;
+	struct gendisk *disk;
+	struct bio_set bs;
+	struct workqueue_struct *wq;
+	struct work_struct dispatch_work;
+	struct hrtimer timer;
+	struct fairq_kobj *kobj;	/* /sys/block/NAME/fairq */
+	bool closing;			/* power-off started; disk->open_mutex */
+};
+
+/*
+ * Per-I/O data, the front pad of every clone: the clone must stay last.
+ * Clones of dataless bios use only orig, fd, acct and start.
+ */
+struct fairq_io {
+	struct bio *orig;
+	struct fairq_dev *fd;
+	unsigned long start;		/* bio_start_io_acct() time, if acct */
+	bool acct;
+	bool sched;			/* fq_sched_complete() is owed at endio */
+	struct fq_req rq;
+	struct bio clone;
+};
+
+extern struct mutex fairq_cfg_lock;
+extern const struct block_device_operations fairq_fops;
+
+static inline struct fairq_dev *to_fairq_dev(struct config_item *item)
+{
+	return container_of(item, struct fairq_dev, item);
+}
+
+/* fairq_dev.c */
+struct fairq_dev *fairq_dev_alloc(const char *name);
+void fairq_dev_free(struct fairq_dev *fd);
+int fairq_power_on(struct fairq_dev *fd, const char **why);
+int fairq_power_off(struct fairq_dev *fd, bool force, const char **why);
+
+/* fairq_io.c */
+void fairq_submit_bio(struct bio *bio);
+void fairq_io_init(struct fairq_dev *fd);
+void fairq_io_start(struct fairq_dev *fd);
+void fairq_io_stop(struct fairq_dev *fd);
+void fairq_kick(struct fairq_dev *fd);
+
+/* fairq_tunables.c: the one implementation behind configfs and sysfs */
+ssize_t fairq_attr_show(struct fairq_dev *fd, const char *name, char *page);
+int fairq_attr_store(struct fairq_dev *fd, const char *name, const char *buf);
+const char *fairq_classify_name(int classify);
+
+/* fairq_sysfs.c */
+int fairq_sysfs_add(struct fairq_dev *fd);
+void fairq_sysfs_del(struct fairq_dev *fd);
+
+/* fairq_configfs.c */
+int fairq_configfs_init(void);
+void fairq_configfs_exit(void);
+
+#endif /* FAIRQ_H */

@@ -1,0 +1,304 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fairq_io.c - the I/O path: submit_bio, the sched core, dispatch to the
+ * lower device, completion, and the work item and timer that keep
+ * dispatch going.
+ *
+ * A data bio is cloned onto the lower device at submit time (so memory
+ * is taken in the submitter's context), queued in the core, and the
+ * clone goes down when the core picks it.  Dataless bios (empty flushes,
+ * discard, write-zeroes, secure erase) have no data to be fair about and
+ * carry ordering duties: they go straight down, PREFLUSH/FUA intact.
+ *
+ * Bios are only ever submitted after fd->lock is dropped: dispatch
+ * collects them in a bio_list under the lock (dm-delay's habit).
+ */
+#include "fairq.h"
+
+#include <linux/blk-cgroup.h>
+#include <linux/cgroup.h>
+#include <linux/cred.h>
+#include <linux/ioprio.h>
+#include <linux/ktime.h>
+#include <linux/sched.h>
+
+/* Never arm the timer closer than this: a core asking for "now" again
+ * and again must not turn into a timer storm. */
+#define FAIRQ_TIMER_MIN_NS	(20 * NSEC_PER_USEC)
+
+static void fairq_arm_timer(struct fairq_dev *fd, u64 next_ns, u64 now_ns)
+{
+	lockdep_assert_held(&fd->lock);
+
+	next_ns = max(next_ns, now_ns + FAIRQ_TIMER_MIN_NS);
+	/* an earlier timer re-evaluates anyway */
+	if (hrtimer_active(&fd->timer) && fd->timer_ns <= next_ns)
+		return;
+	fd->timer_ns = next_ns;
+	hrtimer_start(&fd->timer, ns_to_ktime(next_ns), HRTIMER_MODE_ABS);
+}
+
+/* Move everything the core lets go now onto @list; re-arm the timer. */
+static void fairq_collect(struct fairq_dev *fd, u64 now_ns, struct bio_list *list)
+{
+	struct fq_req *rq;
+	u64 next_ns;
+
+	lockdep_assert_held(&fd->lock);
+
+	while ((rq = fq_sched_dispatch(fd->fqs, now_ns))) {
+		struct fairq_io *fio = container_of(rq, struct fairq_io, rq);
+
+		fd->nr_queued--;
+		bio_list_add(list, &fio->clone);
+	}
+	next_ns = fq_sched_next_event(fd->fqs, now_ns);
+	if (next_ns)
+		fairq_arm_timer(fd, next_ns, now_ns);
+}
+
+/* One plug per batch so the lower queue can merge a flow's neighbours. */
+static void fairq_submit_list(struct bio_list *list)
+{
+	struct blk_plug plug;
+	struct bio *bio;
+
+	if (bio_list_empty(list))
+		return;
+	blk_start_plug(&plug);
+	while ((bio = bio_list_pop(list)))
+		submit_bio_noacct(bio);
+	blk_finish_plug(&plug);
+}
+
+static void fairq_dispatch(struct fairq_dev *fd)
+{
+	struct bio_list list = BIO_EMPTY_LIST;
+	unsigned long flags;
+
+	spin_lock_irqsave(&fd->lock, flags);
+	if (fd->running)
+		fairq_collect(fd, ktime_get_ns(), &list);
+	spin_unlock_irqrestore(&fd->lock, flags);
+	fairq_submit_list(&list);
+}
+
+static void fairq_dispatch_work(struct work_struct *work)
+{
+	fairq_dispatch(container_of(work, struct fairq_dev, dispatch_work));
+}
+
+/* hard irq context: only hand over to the work item */
+static enum hrtimer_restart fairq_timer_fn(struct hrtimer *timer)
+{
+	struct fairq_dev *fd = container_of(timer, struct fairq_dev, timer);
+
+	queue_work(fd->wq, &fd->dispatch_work);
+	return HRTIMER_NORESTART;
+}
+
+/* Let the work item re-run dispatch (after a tunable changed). */
+void fairq_kick(struct fairq_dev *fd)
+{
+	unsigned long flags;
+
+	spin_lock_irqsave(&fd->lock, flags);
+	if (fd->running)
+		queue_work(fd->wq, &fd->dispatch_work);
+	spin_unlock_irqrestore(&fd->lock, flags);
+}
+
+static void fairq_put_pending(struct fairq_dev *fd)
+{
+	/* complete() is safe against the waiter freeing fd right after */
+	if (atomic_dec_and_test(&fd->pending))
+		complete(&fd->drained);
+}
+
+static void fairq_clone_endio(struct bio *clone)
+{
+	struct fairq_io *fio = container_of(clone, struct fairq_io, clone);
+	struct fairq_dev *fd = fio->fd;
+	struct bio *orig = fio->orig;
+	unsigned long flags;
+
+	orig->bi_status = clone->bi_status;
+	if (fio->sched) {
+		spin_lock_irqsave(&fd->lock, flags);
+		fq_sched_complete(fd->fqs, &fio->rq,
+				  blk_status_to_errno(clone->bi_status), ktime_get_ns());
+		/*
+		 * Refill from the work item, never inline: this may be hard
+		 * irq, or a lower driver's thread that our submission could
+		 * wait on.
+		 */
+		if (fd->nr_queued)
+			queue_work(fd->wq, &fd->dispatch_work);
+		spin_unlock_irqrestore(&fd->lock, flags);
+	}
+	if (fio->acct)
+		bio_end_io_acct(orig, fio->start);
+	bio_put(clone);
+	bio_endio(orig);
+	fairq_put_pending(fd);
+}
+
+static u64 fairq_flow_key(struct fairq_dev *fd, struct bio *bio)
+{
+	struct cgroup_subsys_state *css;
+
+	switch (READ_ONCE(fd->classify)) {
+	case FAIRQ_CLASSIFY_PID:
+		return current->pid;
+	case FAIRQ_CLASSIFY_CGROUP:
+		/* the bio's blkcg: right for writeback from kworkers too */
+		css = bio_blkcg_css(bio);
+		return css ? cgroup_id(css->cgroup) : 0;
+	case FAIRQ_CLASSIFY_UID:
+		return from_kuid(&init_user_ns, current_fsuid());
+	default:
+		return current->tgid;
+	}
+}
+
+static void fairq_fill_req(struct fairq_dev *fd, struct bio *bio, struct fq_req *rq)
+{
+	unsigned short prio = bio_prio(bio);
+	unsigned int class;
+
+	memset(rq, 0, sizeof(*rq));
+	rq->sector = bio->bi_iter.bi_sector;
+	rq->bytes = bio->bi_iter.bi_size;
+	if (op_is_write(bio_op(bio)))
+		rq->flags |= FQ_REQ_WRITE;
+	if (op_is_sync(bio->bi_opf))
+		rq->flags |= FQ_REQ_SYNC;
+	rq->key = fairq_flow_key(fd, bio);
+
+	/* submit_bio() fills in the task's ioprio, submit_bio_noacct() not */
+	if (IOPRIO_PRIO_CLASS(prio) == IOPRIO_CLASS_NONE)
+		prio = get_current_ioprio();
+	class = IOPRIO_PRIO_CLASS(prio);
+	if (class != IOPRIO_CLASS_NONE)
+		rq->ioprio = FQ_IOPRIO(class, IOPRIO_PRIO_DATA(prio));
+}
+
+static void fairq_enqueue(struct fairq_dev *fd, struct fairq_io *fio)
+{
+	struct bio_list list = BIO_EMPTY_LIST;
+	unsigned long flags;
+	u64 now_ns;
+
+	spin_lock_irqsave(&fd->lock, flags);
+	if (unlikely(!fd->running)) {
+		/* cannot happen: del_gendisk() fences submit_bio first */
+		spin_unlock_irqrestore(&fd->lock, flags);
+		fio->sched = false;
+		fio->clone.bi_status = BLK_STS_IOERR;
+		bio_endio(&fio->clone);
+		return;
+	}
+	now_ns = ktime_get_ns();
+	fq_sched_enqueue(fd->fqs, &fio->rq, now_ns);
+	fd->nr_queued++;
+	fairq_collect(fd, now_ns, &list);
+	spin_unlock_irqrestore(&fd->lock, flags);
+
+	/* in submit_bio context: this only queues on current->bio_list */
+	fairq_submit_list(&list);
+}
+
+void fairq_submit_bio(struct bio *bio)
+{
+	struct fairq_dev *fd = bio->bi_bdev->bd_disk->private_data;
+	struct fairq_io *fio;
+	struct bio *clone;
+
+	bio = bio_split_to_limits(bio);
+	if (!bio)
+		return;
+
+	clone = bio_alloc_clone(fd->lower.bdev, bio, GFP_NOIO, &fd->bs);
+	if (unlikely(!clone)) {
+		/* only bio crypt/integrity cloning can fail with GFP_NOIO */
+		bio->bi_status = BLK_STS_RESOURCE;
+		bio_endio(bio);
+		return;
+	}
+	fio = container_of(clone, struct fairq_io, clone);
+	fio->orig = bio;
+	fio->fd = fd;
+	fio->sched = false;
+	fio->acct = blk_queue_io_stat(bio->bi_bdev->bd_disk->queue);
+	if (fio->acct)
+		fio->start = bio_start_io_acct(bio);
+	clone->bi_end_io = fairq_clone_endio;
+	atomic_inc(&fd->pending);
+
+	if (!bio_has_data(bio)) {
+		atomic64_inc(&fd->passthrough);
+		submit_bio_noacct(clone);
+		return;
+	}
+	fairq_fill_req(fd, bio, &fio->rq);
+	fio->sched = true;
+	fairq_enqueue(fd, fio);
+}
+
+/* Once per device, at mkdir. */
+void fairq_io_init(struct fairq_dev *fd)
+{
+	spin_lock_init(&fd->lock);
+	atomic64_set(&fd->passthrough, 0);
+	init_completion(&fd->drained);
+	INIT_WORK(&fd->dispatch_work, fairq_dispatch_work);
+	hrtimer_init(&fd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
+	fd->timer.function = fairq_timer_fn;
+}
+
+/* Power-on, before add_disk(): fd->wq and fd->lower are set. */
+void fairq_io_start(struct fairq_dev *fd)
+{
+	unsigned long flags;
+
+	reinit_completion(&fd->drained);
+	atomic_set(&fd->pending, 1);
+	spin_lock_irqsave(&fd->lock, flags);
+	fd->nr_queued = 0;
+	fd->running = true;
+	spin_unlock_irqrestore(&fd->lock, flags);
+}
+
+/*
+ * Power-off, after del_gendisk() (no new submit_bio) or after a failed
+ * add_disk().  What the core still queues is taken back and sent down
+ * unscheduled, so teardown never waits for anticipation or idle grace;
+ * then wait for every clone, then stop the timer and the work item.
+ */
+void fairq_io_stop(struct fairq_dev *fd)
+{
+	struct bio_list list = BIO_EMPTY_LIST;
+	unsigned long flags;
+	struct fq_req *rq;
+
+	spin_lock_irqsave(&fd->lock, flags);
+	while ((rq = fq_sched_drain(fd->fqs))) {
+		struct fairq_io *fio = container_of(rq, struct fairq_io, rq);
+
+		fio->sched = false;
+		fd->nr_queued--;
+		bio_list_add(&list, &fio->clone);
+	}
+	spin_unlock_irqrestore(&fd->lock, flags);
+	fairq_submit_list(&list);
+
+	if (!atomic_dec_and_test(&fd->pending))
+		wait_for_completion(&fd->drained);
+
+	spin_lock_irqsave(&fd->lock, flags);
+	fd->running = false;
+	spin_unlock_irqrestore(&fd->lock, flags);
+	/* neither re-arms the other once running is false */
+	hrtimer_cancel(&fd->timer);
+	cancel_work_sync(&fd->dispatch_work);
+}

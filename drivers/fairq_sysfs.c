@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fairq_sysfs.c - /sys/block/NAME/fairq/: the tunables while powered on
+ * (same functions as configfs), backing and max_flows read-only, stats.
+ *
+ * The kobject is allocated apart from fairq_dev and its release frees
+ * only itself; kobject_del() in fairq_sysfs_del() waits for running
+ * handlers, and fairq_power_off() calls it before del_gendisk().
+ */
+#include "fairq.h"
+
+#include <linux/kobject.h>
+#include <linux/slab.h>
+#include <linux/sysfs.h>
+
+/* flow lines in stats; 16 fit a page with room to spare */
+#define FAIRQ_STATS_FLOWS	16
+
+struct fairq_kobj {
+	struct kobject kobj;
+	struct fairq_dev *fd;
+};
+
+static struct fairq_dev *kobj_to_fd(struct kobject *kobj)
+{
+	return container_of(kobj, struct fairq_kobj, kobj)->fd;
+}
+
+static ssize_t fairq_sysfs_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	return fairq_attr_show(kobj_to_fd(kobj), attr->attr.name, buf);
+}
+
+static ssize_t fairq_sysfs_store(struct kobject *kobj, struct kobj_attribute *attr,
+				 const char *buf, size_t count)
+{
+	int ret = fairq_attr_store(kobj_to_fd(kobj), attr->attr.name, buf);
+
+	return ret ? ret : count;
+}
+
+#define FAIRQ_SYSFS_RW(_name) \
+static struct kobj_attribute fairq_sysfs_##_name = \
+	__ATTR(_name, 0644, fairq_sysfs_show, fairq_sysfs_store)
+#define FAIRQ_SYSFS_RO(_name) \
+static struct kobj_attribute fairq_sysfs_##_name = \
+	__ATTR(_name, 0444, fairq_sysfs_show, NULL)
+
+FAIRQ_SYSFS_RO(backing);
+FAIRQ_SYSFS_RW(classify);
+FAIRQ_SYSFS_RW(policy);
+FAIRQ_SYSFS_RW(fairness);
+FAIRQ_SYSFS_RW(quantum);
+FAIRQ_SYSFS_RW(quantum_bytes);
+FAIRQ_SYSFS_RW(buckets);
+FAIRQ_SYSFS_RW(perturb_ms);
+FAIRQ_SYSFS_RW(depth);
+FAIRQ_SYSFS_RW(idle_us);
+FAIRQ_SYSFS_RW(idle_grace_ms);
+FAIRQ_SYSFS_RW(fifo_expire_sync_ms);
+FAIRQ_SYSFS_RW(fifo_expire_async_ms);
+FAIRQ_SYSFS_RO(max_flows);
+#undef FAIRQ_SYSFS_RW
+#undef FAIRQ_SYSFS_RO
+
+static const char *fairq_class_name(u16 ioprio)
+{
+	switch (FQ_IOPRIO_CLASS(ioprio)) {
+	case FQ_CLASS_RT:
+		return "rt";
+	case FQ_CLASS_BE:
+		return "be";
+	case FQ_CLASS_IDLE:
+		return "idle";
+	default:
+		return "none";
+	}
+}
+
+/* @buf from fq_sched_get() ends in '\n': drop it */
+static void fairq_chomp(char *buf)
+{
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static int fairq_emit_totals(char *buf, struct fairq_dev *fd, const struct fq_stats *st,
+			     const char *policy, const char *depth)
+{
+	const struct fq_counts *c = &st->c;
+	int at = 0;
+
+	at += sysfs_emit_at(buf, at, "policy %s\n", policy);
+	at += sysfs_emit_at(buf, at, "classify %s\n",
+			    fairq_classify_name(READ_ONCE(fd->classify)));
+	at += sysfs_emit_at(buf, at, "depth %s\n", depth);
+	at += sysfs_emit_at(buf, at, "queued %u\n", st->queued);
+	at += sysfs_emit_at(buf, at, "inflight %u\n", st->inflight);
+	at += sysfs_emit_at(buf, at, "flows %u\n", st->flows);
+	at += sysfs_emit_at(buf, at, "flows_max %u\n", st->flows_max);
+	at += sysfs_emit_at(buf, at, "enq_reqs %llu\n", c->enq_reqs);
+	at += sysfs_emit_at(buf, at, "enq_bytes %llu\n", c->enq_bytes);
+	at += sysfs_emit_at(buf, at, "disp_reqs %llu\n", c->disp_reqs);
+	at += sysfs_emit_at(buf, at, "disp_bytes %llu\n", c->disp_bytes);
+	at += sysfs_emit_at(buf, at, "done_reqs %llu\n", c->done_reqs);
+	at += sysfs_emit_at(buf, at, "done_bytes %llu\n", c->done_bytes);
+	at += sysfs_emit_at(buf, at, "errors %llu\n", c->errors);
+	at += sysfs_emit_at(buf, at, "expired %llu\n", c->expired);
+	at += sysfs_emit_at(buf, at, "wait_ns_sum %llu\n", c->wait_ns_sum);
+	at += sysfs_emit_at(buf, at, "wait_ns_max %llu\n", c->wait_ns_max);
+	at += sysfs_emit_at(buf, at, "svc_ns_sum %llu\n", c->svc_ns_sum);
+	at += sysfs_emit_at(buf, at, "overflow_enq %llu\n", st->overflow_enq);
+	at += sysfs_emit_at(buf, at, "perturbations %llu\n", st->perturbations);
+	at += sysfs_emit_at(buf, at, "policy_switches %llu\n", st->policy_switches);
+	at += sysfs_emit_at(buf, at, "idle_waits %llu\n", st->idle_waits);
+	at += sysfs_emit_at(buf, at, "passthrough_reqs %lld\n",
+			    (long long)atomic64_read(&fd->passthrough));
+	at += sysfs_emit_at(buf, at, "mem_bytes %u\n", st->mem_bytes);
+	return at;
+}
+
+/* A flow line goes in whole or not at all. */
+static int fairq_emit_flow(char *buf, int at, const struct fq_flow_info *f)
+{
+	char line[256];
+	int len;
+
+	len = scnprintf(line, sizeof(line),
+			"flow key=%llu class=%s level=%u weight=%u queued=%u inflight=%u reqs=%llu bytes=%llu wait_ns_sum=%llu wait_ns_max=%llu\n",
+			f->key, fairq_class_name(f->ioprio), FQ_IOPRIO_LEVEL(f->ioprio),
+			f->weight, f->queued, f->inflight, f->c.disp_reqs, f->c.disp_bytes,
+			f->c.wait_ns_sum, f->c.wait_ns_max);
+	if (at + len >= PAGE_SIZE)
+		return 0;
+	return sysfs_emit_at(buf, at, "%s", line);
+}
+
+static ssize_t fairq_stats_show(struct kobject *kobj, struct kobj_attribute *attr,
+				char *buf)
+{
+	struct fairq_dev *fd = kobj_to_fd(kobj);
+	char policy[16] = "", depth[16] = "";
+	struct fq_flow_info *flows;
+	struct fq_stats st;
+	unsigned int i, n;
+	int at;
+
+	flows = kcalloc(FAIRQ_STATS_FLOWS, sizeof(*flows), GFP_KERNEL);
+	if (!flows)
+		return -ENOMEM;
+	mutex_lock(&fd->tun_lock);
+	spin_lock_irq(&fd->lock);
+	fq_sched_stats(fd->fqs, &st);
+	fq_sched_get(fd->fqs, "policy", policy, sizeof(policy));
+	fq_sched_get(fd->fqs, "depth", depth, sizeof(depth));
+	n = fq_sched_flows(fd->fqs, flows, FAIRQ_STATS_FLOWS);
+	spin_unlock_irq(&fd->lock);
+	mutex_unlock(&fd->tun_lock);
+
+	fairq_chomp(policy);
+	fairq_chomp(depth);
+	at = fairq_emit_totals(buf, fd, &st, policy, depth);
+	for (i = 0; i < n; i++)
+		at += fairq_emit_flow(buf, at, &flows[i]);
+	kfree(flows);
+	return at;
+}
+
+static struct kobj_attribute fairq_sysfs_stats = __ATTR(stats, 0444, fairq_stats_show, NULL);
+
+static struct attribute *fairq_sysfs_attrs[] = {
+	&fairq_sysfs_backing.attr,
+	&fairq_sysfs_classify.attr,
+	&fairq_sysfs_policy.attr,
+	&fairq_sysfs_fairness.attr,
+	&fairq_sysfs_quantum.attr,
+	&fairq_sysfs_quantum_bytes.attr,
+	&fairq_sysfs_buckets.attr,
+	&fairq_sysfs_perturb_ms.attr,
+	&fairq_sysfs_depth.attr,
+	&fairq_sysfs_idle_us.attr,
+	&fairq_sysfs_idle_grace_ms.attr,
+	&fairq_sysfs_fifo_expire_sync_ms.attr,
+	&fairq_sysfs_fifo_expire_async_ms.attr,
+	&fairq_sysfs_max_flows.attr,
+	&fairq_sysfs_stats.attr,
+	NULL,
+};
+ATTRIBUTE_GROUPS(fairq_sysfs);
+
+static void fairq_kobj_release(struct kobject *kobj)
+{
+	kfree(container_of(kobj, struct fairq_kobj, kobj));
+}
+
+static struct kobj_type fairq_ktype = {
+	.release	= fairq_kobj_release,
+	.sysfs_ops	= &kobj_sysfs_ops,
+	.default_groups	= fairq_sysfs_groups,
+};
+
+int fairq_sysfs_add(struct fairq_dev *fd)
+{
+	struct fairq_kobj *fk;
+	int ret;
+
+	fk = kzalloc(sizeof(*fk), GFP_KERNEL);
+	if (!fk)
+		return -ENOMEM;
+	fk->fd = fd;
+	ret = kobject_init_and_add(&fk->kobj, &fairq_ktype, &disk_to_dev(fd->disk)->kobj,
+				   "fairq");
+	if (ret) {
+		kobject_put(&fk->kobj);
+		return ret;
+	}
+	kobject_uevent(&fk->kobj, KOBJ_ADD);
+	fd->kobj = fk;
+	return 0;
+}
+
+void fairq_sysfs_del(struct fairq_dev *fd)
+{
+	if (!fd->kobj)
+		return;
+	kobject_del(&fd->kobj->kobj);
+	kobject_put(&fd->kobj->kobj);
+	fd->kobj = NULL;
+}
