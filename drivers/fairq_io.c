@@ -22,8 +22,7 @@
 #include <linux/ktime.h>
 #include <linux/sched.h>
 
-/* Never arm the timer closer than this: a core asking for "now" again
- * and again must not turn into a timer storm. */
+/* no closer than this: a core asking for "now" must not storm the timer */
 #define FAIRQ_TIMER_MIN_NS	(20 * NSEC_PER_USEC)
 
 static void fairq_arm_timer(struct fairq_dev *fd, u64 next_ns, u64 now_ns)
