@@ -235,6 +235,35 @@ void fq_flow_maybe_release(struct fq_sched *fqs, struct fq_flow *fqf)
 }
 
 /*
+ * fq_flows_reap - the device went idle: claims protect nobody any more,
+ * so every drained flow goes back to the pool ("freed when drained").
+ */
+void fq_flows_reap(struct fq_sched *fqs)
+{
+	struct fq_classq *cq;
+	struct fq_flow *fqf;
+	u32 ci;
+
+	fqs->antic = NULL;
+	for (ci = 0; ci < FQ_PRIO_COUNT; ci++) {
+		cq = &fqs->cq[ci];
+		fq_list_splice_tail(&cq->idle_next, &cq->idle_cur);
+		while (!fq_list_empty(&cq->idle_cur)) {
+			fqf = fq_entry(cq->idle_cur.next, struct fq_flow, link);
+			fq_flow_unlink(fqs, fqf);
+			fq_flow_free(fqs, fqf);
+		}
+	}
+}
+
+/* Draw the next sfq hash seed from the core's PRNG (splitmix64 steps). */
+void fq_sfq_reseed(struct fq_sched *fqs)
+{
+	fqs->prng += 0x9E3779B97F4A7C15ull;
+	fqs->hash_seed = fq_hash64(fqs->prng, 0);
+}
+
+/*
  * fq_sfq_perturb - draw a new hash seed every perturb_ms.  Buckets keep
  * their slot and their queued requests (nothing is stranded: they stay
  * on the round robin); only keys enqueued from now on hash differently.
@@ -251,8 +280,7 @@ void fq_sfq_perturb(struct fq_sched *fqs, u64 now_ns)
 	}
 	if (now_ns < fqs->perturb_next)
 		return;
-	fqs->prng += 0x9E3779B97F4A7C15ull;
-	fqs->hash_seed = fq_hash64(fqs->prng, 0);
+	fq_sfq_reseed(fqs);
 	fqs->st.perturbations++;
 	fqs->perturb_next = now_ns + period;
 }

@@ -235,6 +235,8 @@ size_t fq_pool_mem(u32 max_flows);
 struct fq_flow *fq_flow_lookup(struct fq_sched *fqs, struct fq_req *rq);
 void fq_flow_release(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flow_maybe_release(struct fq_sched *fqs, struct fq_flow *fqf);
+void fq_flows_reap(struct fq_sched *fqs);
+void fq_sfq_reseed(struct fq_sched *fqs);
 void fq_sfq_perturb(struct fq_sched *fqs, u64 now_ns);
 int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows);
 

@@ -57,7 +57,7 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 		fq_list_init(&fqs->fifo[i]);
 	fq_list_init(&fqs->batch);
 	fqs->prng = seed;
-	fqs->hash_seed = fq_hash64(seed, 1);
+	fq_sfq_reseed(fqs);
 	return fqs;
 }
 
@@ -280,6 +280,8 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 	if (fqs->antic == fqf && !fqf->inflight)
 		fqf->antic_until = now_ns + (u64)fqs->idle_us * 1000;
 	fq_flow_maybe_release(fqs, fqf);
+	if (!fqs->queued && !fqs->inflight)
+		fq_flows_reap(fqs);
 }
 
 struct fq_req *fq_sched_drain(struct fq_sched *fqs)
@@ -298,6 +300,8 @@ struct fq_req *fq_sched_drain(struct fq_sched *fqs)
 	if (fqs->antic == fqf)
 		fqs->antic = NULL;
 	fq_flow_maybe_release(fqs, fqf);
+	if (!fqs->queued && !fqs->inflight)
+		fq_flows_reap(fqs);
 	return rq;
 }
 

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_invariants.c - walk every internal structure of one fq_sched and
+ * check that the counters, lists and states agree with each other.
+ */
+#include "fq_test.h"
+
+static int fq_bad;
+
+#define INV(cond) do {							\
+	if (!(cond)) {							\
+		fq_bad++;						\
+		fprintf(stderr, "  invariant %s:%d: %s\n",		\
+			__FILE__, __LINE__, #cond);			\
+	}								\
+} while (0)
+
+static unsigned int list_len(const struct fq_node *h)
+{
+	const struct fq_node *n;
+	unsigned int len = 0;
+
+	for (n = h->next; n != h; n = n->next) {
+		INV(n->next->prev == n);
+		len++;
+		if (len > 10000000)
+			break;
+	}
+	return len;
+}
+
+static void check_flow(struct fq_sched *fqs, struct fq_flow *f,
+		       unsigned int *batch, unsigned int *inflight)
+{
+	struct fq_node *n;
+	struct fq_req *rq;
+	unsigned int len = 0;
+
+	for (n = f->queue.next; n != &f->queue; n = n->next) {
+		rq = fq_entry(n, struct fq_req, node);
+		INV(rq->state == FQ_RS_QUEUED);
+		INV(rq->flow == f);
+		len++;
+	}
+	INV(len == f->nr_queued);
+	*batch += f->nr_batch;
+	*inflight += f->inflight;
+	if (fqs->policy == FQ_POL_FIFO) {
+		INV(f->where == FQ_FW_NONE);
+		return;
+	}
+	switch (f->where) {
+	case FQ_FW_BUSY:
+		INV(f->nr_queued > 0);
+		INV(f->ci < FQ_PRIO_COUNT);
+		INV(f->round == fqs->cq[f->ci].round ||
+		    f->round == fqs->cq[f->ci].round + 1);
+		break;
+	case FQ_FW_IDLE:
+		INV(fq_flow_idle(f));
+		INV(!(f->flags & FQ_FF_OVERFLOW));
+		break;
+	case FQ_FW_NONE:
+		INV(f->nr_queued == 0);
+		INV(!fq_flow_idle(f) || (f->flags & FQ_FF_OVERFLOW));
+		break;
+	default:
+		INV(0);
+	}
+}
+
+static void check_classes(struct fq_sched *fqs)
+{
+	struct fq_classq *cq;
+	struct fq_flow *f;
+	struct fq_node *n;
+	unsigned int ci, busy;
+
+	for (ci = 0; ci < FQ_PRIO_COUNT; ci++) {
+		cq = &fqs->cq[ci];
+		busy = 0;
+		for (n = cq->cur.next; n != &cq->cur; n = n->next) {
+			f = fq_entry(n, struct fq_flow, link);
+			INV(f->where == FQ_FW_BUSY && f->ci == ci);
+			INV(f->round == cq->round);
+			busy++;
+		}
+		for (n = cq->next.next; n != &cq->next; n = n->next) {
+			f = fq_entry(n, struct fq_flow, link);
+			INV(f->where == FQ_FW_BUSY && f->ci == ci);
+			INV(f->round == cq->round + 1);
+			busy++;
+		}
+		INV(busy == cq->nr_busy);
+		for (n = cq->idle_cur.next; n != &cq->idle_cur; n = n->next) {
+			f = fq_entry(n, struct fq_flow, link);
+			INV(f->where == FQ_FW_IDLE && f->round == cq->round);
+		}
+		for (n = cq->idle_next.next; n != &cq->idle_next; n = n->next) {
+			f = fq_entry(n, struct fq_flow, link);
+			INV(f->where == FQ_FW_IDLE &&
+			    f->round == cq->round + 1);
+		}
+	}
+}
+
+static void check_requests(struct fq_sched *fqs)
+{
+	struct fq_req *rq, *prev;
+	struct fq_node *n;
+	unsigned int i, total = 0, len = 0;
+	u64 sector = 0;
+
+	for (i = 0; i < FQ_FIFO_COUNT; i++) {
+		prev = NULL;
+		for (n = fqs->fifo[i].next; n != &fqs->fifo[i]; n = n->next) {
+			rq = fq_entry(n, struct fq_req, fifo);
+			INV(rq->state == FQ_RS_QUEUED ||
+			    rq->state == FQ_RS_BATCH);
+			INV(fq_rq_fifo(rq) == i);
+			INV(!prev || prev->seq < rq->seq);
+			prev = rq;
+			total++;
+		}
+	}
+	INV(total == fqs->queued);
+	for (n = fqs->batch.next; n != &fqs->batch; n = n->next) {
+		rq = fq_entry(n, struct fq_req, node);
+		INV(rq->state == FQ_RS_BATCH);
+		INV(rq->sector >= sector);
+		sector = rq->sector;
+		len++;
+	}
+	INV(len == fqs->nr_batch);
+}
+
+int fq_check_invariants(struct fq_sched *fqs)
+{
+	unsigned int i, used = 0, batch = 0, inflight = 0, queued = 0;
+	struct fq_flow *f, *h;
+
+	fq_bad = 0;
+	for (i = 0; i < fqs->max_flows; i++) {
+		f = &fqs->pool[i];
+		if (f->where == FQ_FW_FREE)
+			continue;
+		used++;
+		check_flow(fqs, f, &batch, &inflight);
+		queued += f->nr_queued + f->nr_batch;
+		if (f->flags & FQ_FF_HASHED) {
+			for (h = fqs->hash[hash_64(f->key, fqs->hash_bits)];
+			     h && h != f; h = h->hnext)
+				;
+			INV(h == f);
+		}
+		if (f->flags & FQ_FF_BUCKET)
+			INV(f->key < fqs->buckets && fqs->bucket[f->key] == f);
+	}
+	check_flow(fqs, &fqs->overflow, &batch, &inflight);
+	queued += fqs->overflow.nr_queued + fqs->overflow.nr_batch;
+	INV(used == fqs->nr_flows);
+	for (i = 0, f = fqs->free; f; f = f->hnext, i++)
+		INV(f->where == FQ_FW_FREE);
+	INV(i + used == fqs->max_flows);
+	INV(batch == fqs->nr_batch);
+	INV(inflight == fqs->inflight);
+	INV(queued == fqs->queued);
+	INV(!fqs->antic || fqs->antic->where != FQ_FW_FREE);
+	INV(list_len(&fqs->batch) == fqs->nr_batch);
+	check_classes(fqs);
+	check_requests(fqs);
+	return fq_bad;
+}

@@ -1,0 +1,1251 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_unit.c - unit tests for every operation and policy of the core.
+ *
+ * Each case builds its own instance with a fixed seed, drives it with an
+ * injected clock (th.now) and asserts on orders, counts and shares.
+ * Prints one line per case and ends with "unit: N passed, N failed".
+ */
+#include <stdlib.h>
+#include "fq_test.h"
+
+int fq_test_failed;
+
+enum { TH_REQS = 8192 };
+
+static struct th {
+	struct fq_sched *s;
+	struct fq_req r[TH_REQS];
+	struct fq_req *inflight[TH_REQS];
+	int n, nin;
+	u64 now;
+} th;
+
+#define MS 1000000ull
+#define US 1000ull
+
+static void th_new(const char *policy)
+{
+	memset(&th, 0, sizeof(th));
+	th.s = fq_sched_create(policy, 42);
+	CHECK(th.s != NULL);
+}
+
+static void th_set(const char *name, const char *val)
+{
+	int ret = fq_sched_set(th.s, name, val);
+
+	if (ret)
+		fprintf(stderr, "  set %s=%s: %d\n", name, val, ret);
+	CHECK_EQ(ret, 0);
+}
+
+static struct fq_req *th_enq(u64 key, u64 sector, u32 bytes, u32 flags,
+			     u16 ioprio)
+{
+	struct fq_req *rq = &th.r[th.n++];
+
+	rq->key = key;
+	rq->sector = sector;
+	rq->bytes = bytes;
+	rq->flags = flags;
+	rq->ioprio = ioprio;
+	fq_sched_enqueue(th.s, rq, th.now);
+	return rq;
+}
+
+static struct fq_req *th_disp(void)
+{
+	struct fq_req *rq = fq_sched_dispatch(th.s, th.now);
+
+	if (rq)
+		th.inflight[th.nin++] = rq;
+	return rq;
+}
+
+static void th_done(struct fq_req *rq, int status)
+{
+	int i;
+
+	for (i = 0; i < th.nin; i++) {
+		if (th.inflight[i] == rq) {
+			th.inflight[i] = th.inflight[--th.nin];
+			break;
+		}
+	}
+	fq_sched_complete(th.s, rq, status, th.now);
+}
+
+/* Dispatch and complete one at a time; record keys; returns how many. */
+static int th_run(int max, u64 *keys)
+{
+	struct fq_req *rq;
+	int i;
+
+	for (i = 0; i < max; i++) {
+		rq = th_disp();
+		if (!rq)
+			break;
+		if (keys)
+			keys[i] = rq->key;
+		th_done(rq, 0);
+	}
+	return i;
+}
+
+static void th_free(void)
+{
+	struct fq_req *rq;
+
+	CHECK_EQ(fq_check_invariants(th.s), 0);
+	while ((rq = fq_sched_drain(th.s)))
+		;
+	while (th.nin)
+		th_done(th.inflight[0], 0);
+	CHECK_EQ(fq_check_invariants(th.s), 0);
+	fq_sched_destroy(th.s);
+	th.s = NULL;
+}
+
+static void th_get(const char *name, const char *expect)
+{
+	char buf[64];
+	int ret = fq_sched_get(th.s, name, buf, sizeof(buf));
+
+	CHECK(ret > 0);
+	if (ret > 0 && strcmp(buf, expect)) {
+		fprintf(stderr, "  get %s: '%s' expected '%s'\n", name, buf,
+			expect);
+		fq_test_failed++;
+	}
+}
+
+#define BE(l)	FQ_IOPRIO(FQ_CLASS_BE, l)
+#define RT(l)	FQ_IOPRIO(FQ_CLASS_RT, l)
+#define IDLE	FQ_IOPRIO(FQ_CLASS_IDLE, 0)
+#define SYNC	FQ_REQ_SYNC
+
+/* ---- lifecycle and tunables ---- */
+
+static void t_create_defaults(void)
+{
+	static const char *const def[][2] = {
+		{ "policy", "cfq\n" }, { "fairness", "requests\n" },
+		{ "quantum", "8\n" }, { "quantum_bytes", "524288\n" },
+		{ "buckets", "64\n" }, { "perturb_ms", "5000\n" },
+		{ "depth", "32\n" }, { "idle_us", "0\n" },
+		{ "idle_grace_ms", "200\n" },
+		{ "fifo_expire_sync_ms", "250\n" },
+		{ "fifo_expire_async_ms", "1000\n" },
+		{ "max_flows", "4096\n" },
+	};
+	unsigned int i;
+
+	th_new(NULL);
+	for (i = 0; i < sizeof(def) / sizeof(def[0]); i++) {
+		th_get(def[i][0], def[i][1]);
+		CHECK(!strcmp(fq_sched_tunables[i], def[i][0]));
+	}
+	CHECK(fq_sched_tunables[i] == NULL);
+	CHECK(fq_sched_create("bogus", 1) == NULL);
+	{
+		struct fq_sched *s = fq_sched_create("sfq\n", 1);
+
+		CHECK(s != NULL);
+		fq_sched_destroy(s);
+	}
+	th_free();
+}
+
+static void t_create_each_policy(void)
+{
+	static const char *const pol[] = { "cfq", "sfq", "fifo" };
+	char buf[16];
+	struct fq_sched *s;
+	unsigned int i;
+
+	for (i = 0; i < 3; i++) {
+		s = fq_sched_create(pol[i], 7);
+		CHECK(s != NULL);
+		CHECK(fq_sched_get(s, "policy", buf, sizeof(buf)) > 0);
+		CHECK(!strncmp(buf, pol[i], strlen(pol[i])));
+		CHECK(fq_sched_dispatch(s, 0) == NULL);
+		CHECK(fq_sched_drain(s) == NULL);
+		CHECK_EQ(fq_sched_next_event(s, 0), 0);
+		fq_sched_destroy(s);
+	}
+}
+
+static void t_bad_tunables(void)
+{
+	static const struct { const char *n, *v; int err; } bad[] = {
+		{ "nosuch", "1", -EINVAL }, { "", "1", -EINVAL },
+		{ "quantum", "", -EINVAL }, { "quantum", "abc", -EINVAL },
+		{ "quantum", "12x", -EINVAL }, { "quantum", "-1", -EINVAL },
+		{ "quantum", "+4", -EINVAL }, { "quantum", " 4", -EINVAL },
+		{ "quantum", "4\n\n", -EINVAL }, { "quantum", "4 ", -EINVAL },
+		{ "quantum", "0", -ERANGE }, { "quantum", "1025", -ERANGE },
+		{ "quantum", "99999999999999999999", -ERANGE },
+		{ "quantum_bytes", "4095", -ERANGE },
+		{ "quantum_bytes", "67108865", -ERANGE },
+		{ "buckets", "0", -ERANGE }, { "buckets", "3", -EINVAL },
+		{ "buckets", "131072", -ERANGE },
+		{ "buckets", "8192", -ERANGE },		/* > max_flows */
+		{ "perturb_ms", "3600001", -ERANGE },
+		{ "depth", "0", -ERANGE }, { "depth", "4097", -ERANGE },
+		{ "idle_us", "100001", -ERANGE },
+		{ "idle_grace_ms", "60001", -ERANGE },
+		{ "fifo_expire_sync_ms", "0", -ERANGE },
+		{ "fifo_expire_sync_ms", "60001", -ERANGE },
+		{ "fifo_expire_async_ms", "0", -ERANGE },
+		{ "fifo_expire_async_ms", "60001", -ERANGE },
+		{ "max_flows", "0", -ERANGE }, { "max_flows", "65537", -ERANGE },
+		{ "max_flows", "32", -ERANGE },		/* < buckets */
+		{ "policy", "deadline", -EINVAL }, { "policy", "cfq ", -EINVAL },
+		{ "policy", "", -EINVAL }, { "policy", "CFQ", -EINVAL },
+		{ "fairness", "bits", -EINVAL }, { "fairness", "bytes\n\n", -EINVAL },
+	};
+	unsigned int i;
+	char before[1024], after[1024];
+	int off;
+
+	th_new("cfq");
+	th_enq(1, 10, 4096, SYNC, 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *const *t;
+		int ret;
+
+		off = 0;
+		for (t = fq_sched_tunables; *t; t++)
+			off += fq_sched_get(th.s, *t, before + off, 64);
+		ret = fq_sched_set(th.s, bad[i].n, bad[i].v);
+		if (ret != bad[i].err)
+			fprintf(stderr, "  set %s=%s: %d, expected %d\n",
+				bad[i].n, bad[i].v, ret, bad[i].err);
+		CHECK_EQ(ret, bad[i].err);
+		off = 0;
+		for (t = fq_sched_tunables; *t; t++)
+			off += fq_sched_get(th.s, *t, after + off, 64);
+		CHECK(!strcmp(before, after));
+	}
+	CHECK_EQ(fq_sched_get(th.s, "nosuch", before, 64), -EINVAL);
+	CHECK(fq_sched_get(th.s, "max_flows", before, 3) < 0);
+	CHECK_EQ(fq_sched_set(th.s, "quantum", NULL), -EINVAL);
+	CHECK_EQ(fq_sched_set(th.s, NULL, "1"), -EINVAL);
+	CHECK_EQ(th.s->queued, 1);
+	th_free();
+}
+
+static void t_set_get_roundtrip(void)
+{
+	static const char *const set[][2] = {
+		{ "policy", "sfq\n" }, { "fairness", "bytes" },
+		{ "quantum", "1024" }, { "quantum_bytes", "67108864\n" },
+		{ "buckets", "1" }, { "perturb_ms", "0" },
+		{ "depth", "4096" }, { "idle_us", "100000" },
+		{ "idle_grace_ms", "0" }, { "fifo_expire_sync_ms", "1" },
+		{ "fifo_expire_async_ms", "60000" }, { "max_flows", "65536" },
+		{ "buckets", "65536" }, { "max_flows", "65536" },
+		{ "policy", "fifo" }, { "fairness", "requests\n" },
+	};
+	unsigned int i;
+	char want[64];
+
+	th_new("cfq");
+	for (i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
+		th_set(set[i][0], set[i][1]);
+		snprintf(want, sizeof(want), "%s", set[i][1]);
+		if (!strchr(want, '\n'))
+			strcat(want, "\n");
+		th_get(set[i][0], want);
+	}
+	CHECK(fq_sched_set_needs_alloc("max_flows"));
+	CHECK(!fq_sched_set_needs_alloc("depth"));
+	CHECK(!fq_sched_set_needs_alloc("bogus"));
+	th_free();
+}
+
+/* ---- cfq ---- */
+
+static void t_cfq_round_robin(void)
+{
+	u64 keys[60];
+	int i, n;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("quantum", "1");
+	for (i = 0; i < 60; i++)
+		th_enq((u64)(i % 3) + 100, (u64)i * 8, 4096, SYNC, 0);
+	n = th_run(60, keys);
+	CHECK_EQ(n, 60);
+	for (i = 0; i < 60; i++)
+		CHECK_EQ(keys[i], 100 + i % 3);
+	th_free();
+}
+
+static void t_cfq_quantum(void)
+{
+	u64 keys[48];
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("quantum", "4");
+	for (i = 0; i < 16; i++) {
+		th_enq(1, (u64)i, 4096, SYNC, 0);
+		th_enq(2, (u64)i, 4096, SYNC, 0);
+		th_enq(3, (u64)i, 4096, SYNC, 0);
+	}
+	CHECK_EQ(th_run(48, keys), 48);
+	/* turns of 4: 1111 2222 3333 1111 ... */
+	for (i = 0; i < 48; i++)
+		CHECK_EQ(keys[i], 1 + (i / 4) % 3);
+	th_free();
+}
+
+static void t_cfq_sorted_batch(void)
+{
+	static const u64 sect[8] = { 700, 100, 500, 300, 800, 200, 600, 400 };
+	struct fq_req *rq;
+	u64 last = 0;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "8");
+	for (i = 0; i < 8; i++)
+		th_enq(5, sect[i], 4096, SYNC, 0);
+	for (i = 0; i < 8; i++) {
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		CHECK(rq->sector > last);
+		last = rq->sector;
+	}
+	CHECK(th_disp() == NULL);	/* depth 8 reached */
+	CHECK_EQ(last, 800);
+	th_free();
+}
+
+static void t_cfq_batch_bounded_by_quantum(void)
+{
+	struct fq_req *rq;
+	int i, k1 = 0, k2 = 0;
+
+	/*
+	 * depth 32, quantum 8: the first batch holds two turns of each flow
+	 * (8 + 8 + 8 + 8), sorted by sector, so flow 1's (lower sectors)
+	 * come first; the batch never holds more than the turns allow.
+	 */
+	th_new("cfq");
+	for (i = 0; i < 40; i++) {
+		th_enq(1, 1000 - (u64)i, 4096, SYNC, 0);
+		th_enq(2, 2000 - (u64)i, 4096, SYNC, 0);
+	}
+	for (i = 0; i < 32; i++) {
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		if (rq->key == 1)
+			k1++;
+		else
+			k2++;
+		CHECK_EQ(rq->key, i < 16 ? 1 : 2);
+	}
+	CHECK_EQ(k1, 16);
+	CHECK_EQ(k2, 16);
+	CHECK(th_disp() == NULL);
+	th_free();
+}
+
+static void t_cfq_flow_freed(void)
+{
+	struct fq_stats st;
+	struct fq_req *rq;
+
+	th_new("cfq");
+	rq = th_enq(9, 1, 4096, SYNC, 0);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows, 1);
+	CHECK(th_disp() == rq);
+	th_done(rq, 0);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows, 0);
+	CHECK_EQ(st.flow_allocs, 1);
+	th_free();
+}
+
+static void t_cfq_many_keys_lookup(void)
+{
+	struct fq_stats st;
+	int i;
+
+	th_new("cfq");
+	for (i = 0; i < 3000; i++)
+		th_enq((u64)i * 4096 + 7, (u64)i, 512, 0, 0);
+	for (i = 0; i < 3000; i++)
+		th_enq((u64)i * 4096 + 7, (u64)i, 512, 0, 0);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows, 3000);
+	CHECK_EQ(st.overflow_enq, 0);
+	CHECK_EQ(th.r[0].flow, th.r[3000].flow);
+	CHECK(th.r[0].flow != th.r[1].flow);
+	CHECK_EQ(th_run(6000, NULL), 6000);
+	th_free();
+}
+
+/* ---- sfq ---- */
+
+static u32 sfq_bucket(u64 key)
+{
+	return (u32)(fq_hash64(key, th.s->hash_seed) & (th.s->buckets - 1));
+}
+
+/* @n keys that land in distinct buckets. */
+static void sfq_distinct_keys(u64 *keys, int n)
+{
+	u64 k = 1;
+	int i, j;
+
+	for (i = 0; i < n; k++) {
+		for (j = 0; j < i; j++)
+			if (sfq_bucket(keys[j]) == sfq_bucket(k))
+				break;
+		if (j == i)
+			keys[i++] = k;
+	}
+}
+
+static void t_sfq_one_per_bucket(void)
+{
+	u64 keys[4], got[40];
+	int i, j, seen[4];
+
+	th_new("sfq");
+	th_set("depth", "4");
+	sfq_distinct_keys(keys, 4);
+	for (i = 0; i < 10; i++)
+		for (j = 0; j < 4; j++)
+			th_enq(keys[j], (u64)(1000 - i * 10 - j), 4096, SYNC, 0);
+	/* every batch of 4 has each bucket exactly once, sorted by sector */
+	for (i = 0; i < 10; i++) {
+		struct fq_req *rq[4];
+		u64 last = 0;
+
+		memset(seen, 0, sizeof(seen));
+		for (j = 0; j < 4; j++) {
+			rq[j] = th_disp();
+			CHECK(rq[j] != NULL);
+			if (!rq[j])
+				return;
+			got[i * 4 + j] = rq[j]->key;
+			CHECK(rq[j]->sector >= last);
+			last = rq[j]->sector;
+		}
+		CHECK(th_disp() == NULL);
+		for (j = 0; j < 4; j++) {
+			int k;
+
+			for (k = 0; k < 4; k++)
+				if (got[i * 4 + j] == keys[k])
+					seen[k]++;
+			th_done(rq[j], 0);
+		}
+		for (j = 0; j < 4; j++)
+			CHECK_EQ(seen[j], 1);
+	}
+	th_free();
+}
+
+static void t_sfq_collision(void)
+{
+	u64 keys[2], k;
+	int i, a = 0;
+	u64 order[20];
+
+	th_new("sfq");
+	th_set("depth", "1");
+	/* two keys in the same bucket share it: one FIFO between them */
+	keys[0] = 1;
+	for (k = 2; sfq_bucket(k) != sfq_bucket(1); k++)
+		;
+	keys[1] = k;
+	for (i = 0; i < 10; i++)
+		th_enq(keys[0], (u64)i, 4096, SYNC, 0);
+	for (i = 0; i < 10; i++)
+		th_enq(keys[1], (u64)i, 4096, SYNC, 0);
+	CHECK(th.r[0].flow == th.r[10].flow);
+	CHECK_EQ(th_run(20, order), 20);
+	for (i = 0; i < 10; i++)
+		a += order[i] == keys[0];
+	CHECK_EQ(a, 10);	/* the first key's requests came first */
+	th_free();
+}
+
+static void t_sfq_perturbation(void)
+{
+	struct fq_stats st;
+	int i, moved = 0, n;
+
+	th_new("sfq");
+	th_set("perturb_ms", "10");
+	th_set("depth", "4");
+	for (i = 0; i < 64; i++)
+		th_enq((u64)i, (u64)i, 4096, SYNC, 0);
+	CHECK_EQ(fq_sched_next_event(th.s, th.now), 10 * MS);
+	th.now = 11 * MS;
+	for (i = 0; i < 64; i++)
+		th_enq((u64)i, (u64)i + 100, 4096, SYNC, 0);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.perturbations, 1);
+	for (i = 0; i < 64; i++)
+		moved += th.r[i].flow != th.r[64 + i].flow;
+
+	CHECK(moved > 32);		/* most keys changed bucket */
+	n = th_run(1000, NULL);
+	CHECK_EQ(n, 128);		/* nothing stranded */
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.queued, 0);
+	CHECK_EQ(st.c.done_reqs, 128);
+	th_free();
+}
+
+static void t_sfq_buckets_change(void)
+{
+	int i;
+
+	th_new("sfq");
+	for (i = 0; i < 100; i++)
+		th_enq((u64)i % 17, (u64)i, 4096, SYNC, 0);
+	th_set("buckets", "8");
+	for (i = 0; i < 100; i++)
+		CHECK(th.r[i].flow->key < 8);
+	for (i = 0; i < 20; i++)
+		th_enq((u64)i, (u64)i, 4096, SYNC, 0);
+	th_set("buckets", "1");
+	CHECK_EQ(th.r[0].flow, th.r[119].flow);
+	CHECK_EQ(fq_check_invariants(th.s), 0);
+	CHECK_EQ(th_run(1000, NULL), 120);
+	th_free();
+}
+
+/* ---- fairness: bytes, weights, classes ---- */
+
+/* Two flows backlogged, depth 1: bytes dispatched by each in @n turns. */
+static void drr_two_sizes(const char *policy, const char *fairness,
+			  u64 *b1, u64 *b2)
+{
+	struct fq_req *rq;
+	u64 k[2] = { 1, 2 };
+	int i, s1 = 0, s2 = 0;
+
+	th_new(policy);
+	th_set("depth", "1");
+	th_set("fairness", fairness);
+	if (!strcmp(policy, "sfq"))
+		sfq_distinct_keys(k, 2);
+	*b1 = *b2 = 0;
+	for (i = 0; i < 3000; i++) {
+		if (s1 < 4 + i / 64) {
+			th_enq(k[0], (u64)i, 4096, SYNC, 0);
+			s1++;
+		}
+		if (s2 < 4) {
+			th_enq(k[1], (u64)i, 1 << 20, SYNC, 0);
+			s2++;
+		}
+		rq = th_disp();
+		if (!rq)
+			break;
+		if (rq->key == k[0]) {
+			*b1 += rq->bytes;
+			s1--;
+		} else {
+			*b2 += rq->bytes;
+			s2--;
+		}
+		th_done(rq, 0);
+		if (th.n > TH_REQS - 4)
+			break;
+	}
+	th_free();
+}
+
+static void t_drr_bytes(void)
+{
+	static const char *const pol[] = { "cfq", "sfq" };
+	u64 b1, b2;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		drr_two_sizes(pol[i], "bytes", &b1, &b2);
+		/* equal bytes within 5% */
+		CHECK(b1 * 100 >= b2 * 95 && b2 * 100 >= b1 * 95);
+		drr_two_sizes(pol[i], "requests", &b1, &b2);
+		/* requests mode: equal requests, so 256x the bytes */
+		CHECK(b2 >= b1 * 200);
+	}
+}
+
+static void weights_run(const char *policy, const char *fairness, int *cnt)
+{
+	static const int lvl[3] = { 0, 4, 7 };
+	u64 k[3] = { 11, 12, 13 };
+	struct fq_req *rq;
+	int i, j, q[3] = { 0 };
+
+	th_new(policy);
+	th_set("depth", "1");
+	th_set("fairness", fairness);
+	th_set("quantum_bytes", "32768");	/* whole rounds in the run */
+	if (!strcmp(policy, "sfq"))
+		sfq_distinct_keys(k, 3);
+	for (i = 0; i < 3; i++)
+		cnt[i] = 0;
+	for (i = 0; i < 2600; i++) {
+		for (j = 0; j < 3; j++) {
+			while (q[j] < 4) {
+				th_enq(k[j], (u64)i, 4096, SYNC,
+				       BE(lvl[j]));
+				q[j]++;
+			}
+		}
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		for (j = 0; j < 3; j++)
+			if (rq->key == k[j]) {
+				cnt[j]++;
+				q[j]--;
+			}
+		th_done(rq, 0);
+	}
+	th_free();
+}
+
+static void t_weights(void)
+{
+	static const char *const pol[] = { "cfq", "sfq" };
+	static const char *const fair[] = { "requests", "bytes" };
+	int cnt[3], p, f, total;
+
+	for (p = 0; p < 2; p++) {
+		for (f = 0; f < 2; f++) {
+			weights_run(pol[p], fair[f], cnt);
+			total = cnt[0] + cnt[1] + cnt[2];
+			/* weights 8:4:1 -> 8/13, 4/13, 1/13, within 3% */
+			CHECK(abs(cnt[0] * 13 - total * 8) * 100 <= total * 8 * 3);
+			CHECK(abs(cnt[1] * 13 - total * 4) * 100 <= total * 4 * 3);
+			CHECK(abs(cnt[2] * 13 - total * 1) * 100 <= total * 1 * 3);
+		}
+	}
+	CHECK_EQ(fq_level_weight(0), 8);
+	CHECK_EQ(fq_level_weight(4), 4);
+	CHECK_EQ(fq_level_weight(7), 1);
+}
+
+static void t_class_order(void)
+{
+	static const char *const pol[] = { "cfq", "sfq" };
+	u64 keys[40];
+	int p, i, n;
+
+	for (p = 0; p < 2; p++) {
+		th_new(pol[p]);
+		th_set("depth", "1");
+		for (i = 0; i < 10; i++) {
+			th_enq(3, (u64)i, 4096, SYNC, IDLE);
+			th_enq(2, (u64)i, 4096, SYNC, BE(0));
+			th_enq(1, (u64)i, 4096, SYNC, RT(7));
+		}
+		n = th_run(40, keys);
+		CHECK_EQ(n, 20);	/* IDLE waits for idle_grace_ms */
+		for (i = 0; i < 10; i++)
+			CHECK_EQ(keys[i], 1);
+		for (i = 10; i < 20; i++)
+			CHECK_EQ(keys[i], 2);
+		CHECK_EQ(fq_sched_next_event(th.s, th.now), 200 * MS);
+		th.now = 199 * MS;
+		CHECK(th_disp() == NULL);
+		th.now = 200 * MS;
+		n = th_run(40, keys);
+		CHECK_EQ(n, 10);
+		CHECK_EQ(keys[0], 3);
+		th_free();
+	}
+}
+
+static void t_idle_class_alone(void)
+{
+	struct fq_req *rq;
+
+	/* no other class ever had work: IDLE goes at once */
+	th_new("cfq");
+	rq = th_enq(1, 0, 4096, 0, IDLE);
+	CHECK(th_disp() == rq);
+	th_free();
+}
+
+static void t_idle_class_no_expiry(void)
+{
+	struct fq_req *rq;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_enq(9, 0, 4096, SYNC, IDLE);
+	for (i = 0; i < 40; i++) {
+		th_enq(1, (u64)i, 4096, SYNC, BE(4));
+		rq = th_disp();
+		CHECK(rq && rq->key == 1);
+		th.now += 100 * MS;	/* 4 s in all: far past any expiry */
+		if (rq)
+			th_done(rq, 0);
+	}
+	th_free();
+}
+
+static void t_class_upgrade(void)
+{
+	struct fq_req *rq;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	for (i = 0; i < 4; i++) {
+		th_enq(1, (u64)i, 4096, SYNC, BE(4));
+		th_enq(2, (u64)i, 4096, SYNC, BE(4));
+	}
+	th_enq(2, 99, 4096, SYNC, RT(4));	/* flow 2 becomes RT */
+	for (i = 0; i < 5; i++) {
+		rq = th_disp();
+		CHECK(rq && rq->key == 2);
+		if (rq)
+			th_done(rq, 0);
+	}
+	th_free();
+}
+
+/* ---- bounded wait ---- */
+
+static void t_expiry_sync(void)
+{
+	struct fq_req *rq, *old;
+	struct fq_stats st;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	old = th_enq(2, 0, 4096, SYNC, BE(4));
+	for (i = 0; i < 400; i++) {
+		th_enq(1, (u64)i, 4096, SYNC, RT(0));
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		if (rq == old)
+			break;
+		th.now += 1 * MS;
+		th_done(rq, 0);
+	}
+	/* RT starves BE until the BE request is 250 ms old */
+	CHECK(rq == old);
+	CHECK_EQ(rq->dispatch_ns, 250 * MS);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.c.expired, 1);
+	th_free();
+}
+
+static void t_expiry_async_oldest_first(void)
+{
+	struct fq_req *rq, *a, *b, *c;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("quantum", "1024");
+	a = th_enq(2, 0, 4096, 0, BE(4));		/* async, t=0 */
+	th.now = 1 * MS;
+	for (i = 0; i < 50; i++)			/* async RT, t=1 */
+		th_enq(1, (u64)i, 4096, 0, RT(0));
+	th.now = 100 * MS;
+	b = th_enq(3, 0, 4096, SYNC, BE(4));		/* sync, t=100 */
+	c = th_enq(4, 0, 4096, SYNC, BE(4));		/* sync, t=100 */
+	th.now = 360 * MS;
+	/* sync b, c expired (250 ms); async a not yet (1000 ms) */
+	rq = th_disp();
+	CHECK(rq == b);
+	th_done(rq, 0);
+	rq = th_disp();
+	CHECK(rq == c);
+	th_done(rq, 0);
+	rq = th_disp();
+	CHECK(rq && rq->key == 1);
+	th_done(rq, 0);
+	th.now = 1000 * MS;
+	rq = th_disp();
+	CHECK(rq == a);
+	th_done(rq, 0);
+	th.now = 2000 * MS;
+	/* every RT request expired now: oldest first = enqueue order */
+	for (i = 2; i < 10; i++) {
+		rq = th_disp();
+		CHECK(rq == &th.r[i]);
+		if (rq)
+			th_done(rq, 0);
+	}
+	th_free();
+}
+
+static void t_expiry_next_event(void)
+{
+	th_new("cfq");
+	th_set("depth", "1");
+	th_enq(1, 0, 4096, 0, IDLE);
+	th_enq(2, 0, 4096, SYNC, BE(4));
+	th_enq(3, 0, 4096, 0, BE(4));
+	CHECK_EQ(fq_sched_next_event(th.s, 0), 250 * MS);
+	th_free();
+}
+
+/* ---- depth ---- */
+
+static void t_depth(void)
+{
+	struct fq_flow_info fi[4];
+	struct fq_req *rq[8];
+	struct fq_stats st;
+	unsigned int n;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "4");
+	for (i = 0; i < 10; i++)
+		th_enq((u64)(i & 1), (u64)i, 4096, SYNC, 0);
+	for (i = 0; i < 4; i++) {
+		rq[i] = th_disp();
+		CHECK(rq[i] != NULL);
+	}
+	CHECK(th_disp() == NULL);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.inflight, 4);
+	CHECK_EQ(st.queued, 6);
+	n = fq_sched_flows(th.s, fi, 4);
+	CHECK_EQ(n, 2);
+	CHECK_EQ(fi[0].inflight + fi[1].inflight, 4);
+	CHECK_EQ(fi[0].queued + fi[1].queued, 6);
+	th_done(rq[0], 0);
+	CHECK(th_disp() != NULL);
+	CHECK(th_disp() == NULL);
+	th_set("depth", "1");		/* lower than in flight: nothing goes */
+	th_done(rq[1], 0);
+	CHECK(th_disp() == NULL);
+	th_free();
+}
+
+/* ---- anticipation ---- */
+
+static void t_anticipation(void)
+{
+	struct fq_req *rq, *s;
+	struct fq_stats st;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "4");
+	th_set("idle_us", "1000");
+	s = th_enq(1, 0, 4096, SYNC, 0);
+	for (i = 0; i < 10; i++)
+		th_enq(2, (u64)i, 4096, 0, 0);
+	/* flow 1 drained within its turn: the turn is held for it */
+	CHECK(th_disp() == s);
+	CHECK(th_disp() == NULL);
+	/* flow 1 is in flight: only flow 2's expiry (async) is an event */
+	CHECK_EQ(fq_sched_next_event(th.s, th.now), 1000 * MS);
+	th.now = 100 * US;
+	th_done(s, 0);
+	CHECK(th_disp() == NULL);
+	CHECK_EQ(fq_sched_next_event(th.s, th.now), 1100 * US);
+	th.now = 600 * US;
+	s = th_enq(1, 8, 4096, SYNC, 0);	/* it thought 500 us */
+	CHECK(th_disp() == s);
+	th.now = 700 * US;
+	th_done(s, 0);
+	CHECK(th_disp() == NULL);
+	th.now = 1700 * US;			/* idle_us ran out */
+	rq = th_disp();
+	CHECK(rq && rq->key == 2);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.idle_waits, 2);
+	th_free();
+
+	/* idle_us = 0: no holding */
+	th_new("cfq");
+	th_set("depth", "4");
+	s = th_enq(1, 0, 4096, SYNC, 0);
+	th_enq(2, 0, 4096, 0, 0);
+	CHECK(th_disp() == s);
+	rq = th_disp();
+	CHECK(rq && rq->key == 2);
+	th_free();
+}
+
+static void t_anticipation_rt_preempts(void)
+{
+	struct fq_req *rq, *s;
+
+	th_new("cfq");
+	th_set("idle_us", "1000");
+	s = th_enq(1, 0, 4096, SYNC, BE(4));
+	th_enq(2, 0, 4096, 0, BE(4));
+	CHECK(th_disp() == s);
+	CHECK(th_disp() == NULL);
+	rq = th_enq(3, 0, 4096, SYNC, RT(4));
+	CHECK(th_disp() == rq);
+	th_free();
+}
+
+/* A flow issuing one request at a time keeps its turn (no idling). */
+static void t_claim_keeps_turn(void)
+{
+	struct fq_req *rq;
+	int i, s = 0;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	for (i = 0; i < 200; i++)
+		th_enq(2, (u64)i, 4096, 0, 0);
+	for (i = 0; i < 100; i++) {
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		th_done(rq, 0);
+		if (rq->key == 1)
+			s++;
+		if (!(i & 1))
+			th_enq(1, (u64)i, 4096, SYNC, 0);
+	}
+	/* flow 1 is served each time it has a request: 50 % */
+	CHECK(s >= 48);
+	th_free();
+}
+
+/* ---- policy switch, drain, pool ---- */
+
+static void t_policy_switch(void)
+{
+	static const char *const seq[] = { "sfq", "fifo", "cfq", "sfq", "cfq" };
+	struct fq_req *held[10];
+	struct fq_stats st;
+	unsigned int i;
+	int got = 0, n;
+
+	th_new("cfq");
+	th_set("depth", "64");
+	for (i = 0; i < 60; i++)
+		th_enq(i % 5, i, 4096, (i & 1) ? SYNC : 0,
+		       (i % 7 == 0) ? RT(2) : BE(i & 7));
+	for (i = 0; i < 10; i++)
+		held[i] = th_disp();
+	for (i = 0; i < 5; i++) {
+		th_set("policy", seq[i]);
+		CHECK_EQ(fq_check_invariants(th.s), 0);
+		fq_sched_stats(th.s, &st);
+		CHECK_EQ(st.queued, 50);
+		CHECK_EQ(st.inflight, 10);
+	}
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.policy_switches, 5);
+	for (i = 0; i < 10; i++)
+		th_done(held[i], 0);
+	n = th_run(100, NULL);
+	got += n;
+	CHECK_EQ(got, 50);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.c.done_reqs, 60);
+	CHECK_EQ(st.c.disp_reqs, 60);
+	CHECK_EQ(st.flows, 0);
+	th_free();
+}
+
+static void t_policy_switch_fifo_order(void)
+{
+	struct fq_req *rq;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	for (i = 0; i < 30; i++)
+		th_enq((u64)(i % 3), (u64)(100 - i), 4096, SYNC,
+		       i < 15 ? BE(7) : RT(0));
+	th_set("policy", "fifo");
+	for (i = 0; i < 30; i++) {
+		rq = th_disp();
+		CHECK(rq == &th.r[i]);	/* enqueue order, classes ignored */
+		if (rq)
+			th_done(rq, 0);
+	}
+	th_free();
+}
+
+static void t_drain(void)
+{
+	struct fq_req *rq, *held[5];
+	struct fq_stats st;
+	int i;
+
+	th_new("cfq");
+	for (i = 0; i < 20; i++)
+		th_enq((u64)(i % 4), (u64)(50 - i), 4096, SYNC,
+		       (i % 3) ? BE(4) : IDLE);
+	th_set("depth", "5");
+	for (i = 0; i < 5; i++)
+		held[i] = th_disp();
+	/* the first batch may hold requests not yet returned: drain them too */
+	for (i = 0; (rq = fq_sched_drain(th.s)); i++) {
+		CHECK(rq->state == FQ_RS_DONE);
+		if (i > 0)
+			CHECK(rq->seq > th.r[0].seq);
+	}
+	CHECK_EQ(i, 15);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.queued, 0);
+	CHECK_EQ(st.inflight, 5);
+	CHECK(th_disp() == NULL);
+	for (i = 0; i < 5; i++)
+		th_done(held[i], 0);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows, 0);
+	th_free();
+}
+
+static void t_drain_order(void)
+{
+	struct fq_req *rq;
+	int i;
+
+	th_new("sfq");
+	for (i = 0; i < 30; i++)
+		th_enq((u64)(i % 5), (u64)i, 4096, (i & 1) ? SYNC : 0,
+		       (i % 4) ? BE(4) : IDLE);
+	for (i = 0; i < 30; i++) {
+		rq = fq_sched_drain(th.s);
+		CHECK(rq == &th.r[i]);
+	}
+	CHECK(fq_sched_drain(th.s) == NULL);
+	th_free();
+}
+
+static void t_pool_exhaustion(void)
+{
+	struct fq_flow_info fi[8];
+	struct fq_stats st;
+	unsigned int n;
+	int i;
+
+	th_new("cfq");
+	th_set("buckets", "4");
+	th_set("max_flows", "4");
+	for (i = 0; i < 10; i++)
+		th_enq((u64)i, (u64)i, 4096, SYNC, 0);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows, 4);
+	CHECK_EQ(st.flows_max, 4);
+	CHECK_EQ(st.overflow_enq, 6);
+	n = fq_sched_flows(th.s, fi, 8);
+	CHECK_EQ(n, 5);
+	CHECK_EQ(th_run(100, NULL), 10);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows, 0);
+	th_free();
+}
+
+static void t_max_flows_resize(void)
+{
+	struct fq_req *rq;
+	struct fq_stats st;
+	int i;
+
+	th_new("cfq");
+	for (i = 0; i < 100; i++)
+		th_enq((u64)i, (u64)i, 4096, SYNC, 0);
+	th_set("max_flows", "128");		/* queued only: fine */
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows_max, 128);
+	CHECK_EQ(st.flows, 100);
+	CHECK_EQ(st.queued, 100);
+	rq = th_disp();
+	CHECK(rq != NULL);
+	CHECK_EQ(fq_sched_set(th.s, "max_flows", "256"), -EBUSY);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows_max, 128);
+	th_done(rq, 0);
+	CHECK_EQ(th_run(1000, NULL), 99);
+	th_free();
+}
+
+/* ---- stats ---- */
+
+static void t_stats(void)
+{
+	struct fq_flow_info fi[3];
+	struct fq_req *rq;
+	struct fq_stats st;
+	unsigned int n;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	for (i = 0; i < 3; i++)
+		th_enq(1, (u64)i, 4096, SYNC, 0);
+	th_enq(2, 0, 65536, SYNC, BE(1));
+	th_enq(3, 0, 512, SYNC, 0);
+	for (i = 0; i < 5; i++) {
+		th.now += 10 * MS;
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		th.now += 1 * MS;
+		th_done(rq, rq->key == 3 ? -5 : 0);
+	}
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.c.enq_reqs, 5);
+	CHECK_EQ(st.c.enq_bytes, 3 * 4096 + 65536 + 512);
+	CHECK_EQ(st.c.disp_bytes, st.c.enq_bytes);
+	CHECK_EQ(st.c.done_bytes, st.c.enq_bytes);
+	CHECK_EQ(st.c.errors, 1);
+	CHECK_EQ(st.c.svc_ns_sum, 5 * MS);
+	CHECK_EQ(st.c.wait_ns_max, 54 * MS);
+	CHECK_EQ(st.c.wait_ns_sum, (10 + 21 + 32 + 43 + 54) * MS);
+	CHECK(st.mem_bytes > 4096 * sizeof(struct fq_flow));
+	CHECK(fq_sched_flow_size() >= sizeof(struct fq_flow));
+	/* flows are freed when drained: fill them again to list them */
+	for (i = 0; i < 3; i++)
+		th_enq((u64)i + 1, 0, 4096, SYNC, 0);
+	n = fq_sched_flows(th.s, fi, 3);
+	CHECK_EQ(n, 3);
+	th_free();
+
+	th_new("cfq");
+	th_set("depth", "8");
+	th_enq(1, 0, 4096, SYNC, 0);
+	th_enq(2, 0, 65536, SYNC, BE(1));
+	th_enq(3, 0, 512, SYNC, 0);
+	th_enq(3, 1, 512, SYNC, 0);
+	for (i = 0; i < 4; i++)
+		th_disp();
+	n = fq_sched_flows(th.s, fi, 3);
+	CHECK_EQ(n, 3);
+	CHECK_EQ(fi[0].key, 2);			/* busiest first */
+	CHECK_EQ(fi[0].weight, 7);
+	CHECK_EQ(fi[0].ioprio, BE(1));
+	CHECK_EQ(fi[1].key, 1);
+	CHECK_EQ(fi[2].key, 3);
+	CHECK_EQ(fi[2].inflight, 2);
+	CHECK_EQ(fi[2].c.disp_bytes, 1024);
+	CHECK_EQ(fq_sched_flows(th.s, fi, 1), 1);
+	CHECK_EQ(fi[0].key, 2);
+	th_free();
+}
+
+static void t_fifo_policy(void)
+{
+	struct fq_req *rq;
+	int i;
+
+	th_new("fifo");
+	th_set("depth", "2");
+	for (i = 0; i < 20; i++)
+		th_enq((u64)(i % 4), (u64)(100 - i), 4096, 0,
+		       i & 1 ? RT(0) : IDLE);
+	for (i = 0; i < 20; i++) {
+		rq = th_disp();
+		CHECK(rq == &th.r[i]);
+		if (rq)
+			th_done(rq, 0);
+	}
+	th_free();
+}
+
+static void t_complete_bad_state(void)
+{
+	struct fq_req *rq;
+	unsigned long w = fq_env_warnings;
+
+	th_new("cfq");
+	rq = th_enq(1, 0, 4096, 0, 0);
+	fq_sched_complete(th.s, rq, 0, 0);	/* not dispatched */
+	CHECK_EQ(fq_env_warnings, w + 1);
+	fq_env_warnings = w;			/* expected */
+	CHECK_EQ(th.s->queued, 1);
+	th_free();
+}
+
+static const struct fq_test_case cases[] = {
+	{ "create_defaults", t_create_defaults },
+	{ "create_each_policy", t_create_each_policy },
+	{ "bad_tunables", t_bad_tunables },
+	{ "set_get_roundtrip", t_set_get_roundtrip },
+	{ "cfq_round_robin", t_cfq_round_robin },
+	{ "cfq_quantum", t_cfq_quantum },
+	{ "cfq_sorted_batch", t_cfq_sorted_batch },
+	{ "cfq_batch_bounded_by_quantum", t_cfq_batch_bounded_by_quantum },
+	{ "cfq_flow_freed", t_cfq_flow_freed },
+	{ "cfq_many_keys_lookup", t_cfq_many_keys_lookup },
+	{ "sfq_one_per_bucket", t_sfq_one_per_bucket },
+	{ "sfq_collision", t_sfq_collision },
+	{ "sfq_perturbation", t_sfq_perturbation },
+	{ "sfq_buckets_change", t_sfq_buckets_change },
+	{ "drr_bytes", t_drr_bytes },
+	{ "weights", t_weights },
+	{ "class_order", t_class_order },
+	{ "idle_class_alone", t_idle_class_alone },
+	{ "idle_class_no_expiry", t_idle_class_no_expiry },
+	{ "class_upgrade", t_class_upgrade },
+	{ "expiry_sync", t_expiry_sync },
+	{ "expiry_async_oldest_first", t_expiry_async_oldest_first },
+	{ "expiry_next_event", t_expiry_next_event },
+	{ "depth", t_depth },
+	{ "anticipation", t_anticipation },
+	{ "anticipation_rt_preempts", t_anticipation_rt_preempts },
+	{ "claim_keeps_turn", t_claim_keeps_turn },
+	{ "policy_switch", t_policy_switch },
+	{ "policy_switch_fifo_order", t_policy_switch_fifo_order },
+	{ "drain", t_drain },
+	{ "drain_order", t_drain_order },
+	{ "pool_exhaustion", t_pool_exhaustion },
+	{ "max_flows_resize", t_max_flows_resize },
+	{ "stats", t_stats },
+	{ "fifo_policy", t_fifo_policy },
+	{ "complete_bad_state", t_complete_bad_state },
+};
+
+int main(int argc, char **argv)
+{
+	unsigned int i, passed = 0, failed = 0;
+	unsigned long w;
+
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (argc > 1 && strcmp(argv[1], cases[i].name))
+			continue;
+		fq_test_failed = 0;
+		w = fq_env_warnings;
+		cases[i].fn();
+		if (fq_env_warnings != w)
+			fq_test_failed++;
+		if (fq_test_failed) {
+			failed++;
+			printf("FAIL %s\n", cases[i].name);
+		} else {
+			passed++;
+			printf("ok   %s\n", cases[i].name);
+		}
+	}
+	printf("unit: %u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,40 @@
+#!/bin/sh
+# tests/run.sh BUILD - run the sched/ host test programs and add up their
+# "name: N passed, N failed" lines.  The last line is the total; the exit
+# status is non-zero when any case failed or any program died.
+b=${1:-build}
+passed=0
+failed=0
+
+suite() {
+	name=$1
+	shift
+	out=$("$@" 2>&1)
+	rc=$?
+	printf '%s\n' "$out"
+	line=$(printf '%s\n' "$out" | grep -E "^$name: [0-9]+ passed, [0-9]+ failed$" | tail -n 1)
+	if [ -z "$line" ]; then
+		echo "$name: exit $rc without a summary: 1 failure"
+		failed=$((failed + 1))
+		return
+	fi
+	p=$(echo "$line" | sed 's/.*: \([0-9]*\) passed.*/\1/')
+	f=$(echo "$line" | sed 's/.* \([0-9]*\) failed$/\1/')
+	if [ "$rc" != 0 ] && [ "$f" = 0 ]; then
+		f=1
+	fi
+	passed=$((passed + p))
+	failed=$((failed + f))
+}
+
+suite unit "$b/fq_unit"
+suite prop "$b/fq_prop" --seeds 200 --ops 4000
+if command -v valgrind >/dev/null 2>&1; then
+	suite unit valgrind -q --error-exitcode=99 --leak-check=full \
+		--errors-for-leak-kinds=definite "$b/fq_unit_vg"
+else
+	echo "valgrind: not installed: 1 failure"
+	failed=$((failed + 1))
+fi
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
