@@ -4,6 +4,7 @@
 # The harness itself, without fairq: the virtio test disks are there with
 # the size vm/run gave them and keep what is written to them, a configfs
 # null_blk (memory_backed) round-trips data, and the rc helpers behave.
+# shellcheck disable=SC2034 # read by the harness and by people
 DESCRIPTION="harness self-test: virtio disks, null_blk, rc helpers"
 QUICK=1
 TIMEOUT=180
