@@ -1,0 +1,535 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# fairq benchmark, guest side. bench/run boots the VM once (vm/run) and
+# runs this script in it; it measures every configuration x workload of
+# issue 5 on the same lower devices, interleaved (for each repetition,
+# every configuration in turn: A B C A B C ...), and prints one line per
+# measurement on stdout:
+#
+#   BENCH {"dev":..,"cfg":..,"wl":..,"rep":..,"win":{..},"fio":[<fio json>]}
+#
+# "fio" is fio's own --output-format=json(+) output, one element per fio
+# process tree (workload 5 runs two, one per cgroup); "win" is what a
+# sampler saw on the lower device and in /proc/stat during the measured
+# window (after the ramp). bench/analyze.py on the host turns these lines
+# into tables and plots. Progress goes to the serial console as
+# "fairq-bench: ..." lines (bench/run shows them).
+#
+# Settings come from /fairq/build/bench/guest.env (written by bench/run);
+# every one has a default below.
+TIMEOUT=3600
+
+set -u
+
+BENCH_ENV=${BENCH_ENV:-/fairq/build/bench/guest.env}
+# shellcheck disable=SC1090
+[ -r "$BENCH_ENV" ] && . "$BENCH_ENV"
+
+MODE=${BENCH_MODE:-full}		# full | quick
+REPS=${BENCH_REPS:-3}
+RUNTIME=${BENCH_RUNTIME:-4}		# measured seconds per measurement
+RAMP=${BENCH_RAMP:-1}			# unmeasured seconds before that
+ONLY=${BENCH_ONLY:-}			# regexp on "dev/wl/cfg": run only those
+# The device-bound null_blk: timer completions after a fixed service
+# time, a small hardware queue: at most NB_QD I/Os in service, each
+# NB_NSEC long, so NB_QD / NB_NSEC requests per second whatever the CPU
+# does -- as long as that is well under what the guest's CPU can drive
+# under TCG (a few thousand 4 KiB IOPS, less when the host is busy).
+# (null_blk's mbps cap is not used: its 1 ms refill timer loses ticks
+# under TCG, and the cap then follows the CPU load, not the setting.)
+NB_NSEC=${BENCH_NB_NSEC:-4000000}	# completion latency [ns], irqmode=2
+NB_QD=${BENCH_NB_QD:-2}			# hw_queue_depth
+NB_SIZE=${BENCH_NB_SIZE:-1024}		# MiB
+# fairq-nbd's device model for nbd over /dev/vdb: the same two servers
+# of 4 ms each, and a bandwidth cap.
+NBD_BW=${BENCH_NBD_BW:-4}		# MiB/s
+NBD_DEPTH=${BENCH_NBD_DEPTH:-2}
+NBD_LAT=${BENCH_NBD_LAT:-4000}		# us
+# The tunables recommended for fairness (the "-rec" configurations).
+FAIRQ_REC=${BENCH_FAIRQ_REC:-depth=2 fairness=bytes idle_us=2000}
+SCALE_N=${BENCH_SCALE_N:-16 256 1024}
+
+FAIRQ_CONFIGFS=/sys/kernel/config/fairq
+NULLB_CONFIGFS=/sys/kernel/config/nullb
+FQNAME=bq0
+DMNAME=benchlin
+W=/tmp/bench
+NMEAS=0
+NFAILED=0
+T0=$(cut -d. -f1 /proc/uptime)
+mkdir -p "$W"
+rm -f "$W/pause"
+mkfifo "$W/pause"
+exec {PAUSE_FD}<>"$W/pause"
+
+say() {
+	local t=$(($(cut -d. -f1 /proc/uptime) - T0))
+	printf 'fairq-bench: [%02d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*" >/dev/console
+	echo "# [$t s] $*"
+}
+
+# ---- lower devices ----
+
+# nullb_make NAME k=v...: a configfs null_blk /dev/NAME.
+nullb_make() {
+	local name=$1 kv d=$NULLB_CONFIGFS/$1
+	shift
+	[ -d "$NULLB_CONFIGFS" ] || modprobe null_blk nr_devices=0 || return 1
+	mkdir "$d" || return 1
+	for kv in "$@"; do
+		echo "${kv#*=}" >"$d/${kv%%=*}" || { say "null_blk $name: $kv refused"; return 1; }
+	done
+	echo 1 >"$d/power" || return 1
+	local i
+	for i in $(seq 50); do [ -b "/dev/$name" ] && return 0; sleep 0.1; done
+	return 1
+}
+
+nullb_drop() {
+	[ -d "$NULLB_CONFIGFS/$1" ] || return 0
+	echo 0 >"$NULLB_CONFIGFS/$1/power"
+	rmdir "$NULLB_CONFIGFS/$1"
+}
+
+# nb_bound_args [QD]: the device-bound null_blk's null_blk attributes.
+nb_bound_args() {
+	echo "size=$NB_SIZE blocksize=4096 submit_queues=1 irqmode=2" \
+		"completion_nsec=$NB_NSEC hw_queue_depth=${1:-$NB_QD}"
+}
+
+NBD_PID=""
+# nbd_up: fairq-nbd with its device model over /dev/vdb, as /dev/nbd0.
+nbd_up() {
+	command -v fairq-nbd >/dev/null || { say "nbd: no fairq-nbd"; return 1; }
+	[ -b /dev/vdb ] || { say "nbd: no /dev/vdb"; return 1; }
+	modprobe nbd nbds_max=2 || return 1
+	fairq-nbd --unix "$W/nbd.sock" --bw "$NBD_BW" --depth "$NBD_DEPTH" \
+		--latency-us "$NBD_LAT" /dev/vdb >"$W/nbd.log" 2>&1 &
+	NBD_PID=$!
+	local i
+	for i in $(seq 50); do [ -S "$W/nbd.sock" ] && break; sleep 0.1; done
+	timeout 20 nbd-client -u "$W/nbd.sock" /dev/nbd0 -b 4096 >"$W/nbd-client.log" 2>&1 || {
+		say "nbd: nbd-client failed: $(tail -n 2 "$W/nbd-client.log" | tr '\n' ' ')"
+		nbd_down
+		return 1
+	}
+	for i in $(seq 50); do
+		[ "$(cat /sys/block/nbd0/size 2>/dev/null || echo 0)" != 0 ] && return 0
+		sleep 0.1
+	done
+	say "nbd: /dev/nbd0 has no size"
+	nbd_down
+	return 1
+}
+
+nbd_down() {
+	nbd-client -d /dev/nbd0 >/dev/null 2>&1
+	[ -n "$NBD_PID" ] && kill "$NBD_PID" 2>/dev/null && wait "$NBD_PID" 2>/dev/null
+	NBD_PID=""
+}
+
+# ---- configurations over a lower device ----
+
+set_sched() {
+	echo "$2" >"/sys/block/$1/queue/scheduler" 2>/dev/null || return 1
+	grep -q "\[$2\]" "/sys/block/$1/queue/scheduler"
+}
+
+fairq_available() {
+	[ -d /sys/module/fairq ] && return 0
+	modprobe fairq 2>/dev/null || return 1
+	local i
+	for i in $(seq 50); do [ -d "$FAIRQ_CONFIGFS" ] && return 0; sleep 0.1; done
+	return 1
+}
+
+# cfg_up LOWER CFG [k=v...]: set CFG up over /dev/LOWER; sets TARGET.
+cfg_up() {
+	local lower=$1 cfg=$2 kv d=$FAIRQ_CONFIGFS/$FQNAME i
+	shift 2
+	case $cfg in
+	none|mq-deadline|bfq|kyber)
+		set_sched "$lower" "$cfg" || return 1
+		TARGET=/dev/$lower
+		;;
+	dm-linear)
+		set_sched "$lower" none || return 1
+		dmsetup create "$DMNAME" --noudevsync --table \
+			"0 $(blockdev --getsz "/dev/$lower") linear /dev/$lower 0" || return 1
+		dmsetup mknodes "$DMNAME" >/dev/null 2>&1
+		TARGET=/dev/mapper/$DMNAME
+		[ -b "$TARGET" ] || return 1
+		;;
+	fairq-*)
+		fairq_available || return 1
+		set_sched "$lower" none || return 1
+		mkdir "$d" || return 1
+		echo "/dev/$lower" >"$d/backing" || return 1
+		set -- "policy=$(echo "$cfg" | cut -d- -f2)" "$@"
+		case $cfg in *-rec) set -- "$@" $FAIRQ_REC ;; esac
+		for kv in "$@"; do
+			echo "${kv#*=}" >"$d/${kv%%=*}" || { say "fairq: $kv refused"; return 1; }
+		done
+		echo 1 >"$d/power" || return 1
+		for i in $(seq 50); do [ -b "/dev/$FQNAME" ] && break; sleep 0.1; done
+		TARGET=/dev/$FQNAME
+		[ -b "$TARGET" ] || return 1
+		;;
+	*)
+		return 1 ;;
+	esac
+	return 0
+}
+
+cfg_down() {
+	local d=$FAIRQ_CONFIGFS/$FQNAME
+	if dmsetup info "$DMNAME" >/dev/null 2>&1; then
+		dmsetup remove --noudevsync "$DMNAME" || dmsetup remove --noudevsync -f "$DMNAME"
+	fi
+	if [ -d "$d" ]; then
+		[ "$(cat "$d/power")" = 1 ] && echo 0 >"$d/power"
+		rmdir "$d"
+	fi
+	return 0
+}
+
+# ---- workloads: fio command lines ----
+
+FIO_COMMON=""
+fio_common() {
+	FIO_COMMON="--ioengine=libaio --direct=1 --time_based --runtime=$RUNTIME
+		--ramp_time=$RAMP --randrepeat=0 --norandommap --thread=0
+		--group_reporting=0 --percentile_list=1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.99"
+}
+
+# wl_jobs WL TARGET: the fio job options of workload WL (one fio run).
+wl_jobs() {
+	local wl=$1 f=$2
+	case $wl in
+	w1)	# four random 4 KiB readers, iodepth 32 each
+		for i in 1 2 3 4; do
+			echo "--name=r$i --filename=$f --rw=randread --bs=4k --iodepth=32"
+		done ;;
+	w2)	# a synchronous reader against a reader at iodepth 32
+		echo "--name=light --filename=$f --rw=randread --bs=4k --ioengine=psync --iodepth=1"
+		echo "--name=heavy --filename=$f --rw=randread --bs=4k --iodepth=32" ;;
+	w2alone)
+		echo "--name=light --filename=$f --rw=randread --bs=4k --ioengine=psync --iodepth=1" ;;
+	w3)	# 4 KiB random against 1 MiB sequential: byte fairness
+		echo "--name=rand4k --filename=$f --rw=randread --bs=4k --iodepth=16"
+		echo "--name=seq1m --filename=$f --rw=read --bs=1M --iodepth=4" ;;
+	w4)	# best-effort 0, 4, 7 and one idle-class reader
+		echo "--name=be0 --filename=$f --rw=randread --bs=4k --iodepth=8 --prioclass=2 --prio=0"
+		echo "--name=be4 --filename=$f --rw=randread --bs=4k --iodepth=8 --prioclass=2 --prio=4"
+		echo "--name=be7 --filename=$f --rw=randread --bs=4k --iodepth=8 --prioclass=2 --prio=7"
+		echo "--name=idle --filename=$f --rw=randread --bs=4k --iodepth=8 --prioclass=3 --prio=7" ;;
+	w6qd1)
+		echo "--name=qd1 --filename=$f --rw=randread --bs=4k --iodepth=1" ;;
+	w6qd32)
+		echo "--name=qd32 --filename=$f --rw=randread --bs=4k --iodepth=32" ;;
+	w7-*)	# N processes, one random 4 KiB reader each (iodepth 1)
+		echo "--name=p --filename=$f --rw=randread --bs=4k --iodepth=1 --numjobs=${wl#w7-}" \
+			"--clat_percentiles=0" ;;
+	esac
+}
+
+# ---- the measured window ----
+
+# snap DEV: SNAP="time_us busy_jiffies reads rsect writes wsect" for
+# /dev/DEV. Bash builtins only, no subshell: the sampler must not fork
+# while it measures (forks are slow under TCG).
+snap() {
+	local t _c u n s _i _io irq sirq st r1 r2 r3 r4 w1 w2 w3 _rest
+	t=${EPOCHREALTIME/./}
+	read -r _c u n s _i _io irq sirq st _rest </proc/stat
+	read -r r1 r2 r3 r4 w1 w2 w3 _rest <"/sys/block/$1/stat"
+	SNAP="$((10#$t)) $((u + n + s + irq + sirq + st)) $r1 $r3 $w1 $w3"
+}
+
+# pause_until US: sleep until the guest clock reads US, without forking.
+pause_until() {
+	local t left
+	while :; do
+		t=${EPOCHREALTIME/./}
+		left=$(($1 - 10#$t))
+		[ "$left" -le 0 ] && return 0
+		[ "$left" -gt 200000 ] && left=200000
+		read -r -t "0.$(printf '%06d' "$left")" -u "$PAUSE_FD" _ 2>/dev/null
+	done
+}
+
+# sampler LOWER OUT: wait for I/O to start on LOWER, let the ramp pass,
+# then record a snapshot at the start and at the end of the measured
+# window in OUT (the window ends 0.4 s before fio's, so it holds only
+# steady-state I/O); fairq's stats and slabinfo at its end.
+sampler() {
+	local lower=$1 out=$2 r0 w0 r w _rest i t0 a b
+	read -r r0 _ _ _ w0 _rest <"/sys/block/$lower/stat"
+	for ((i = 0; i < 1200; i++)); do
+		read -r r _ _ _ w _rest <"/sys/block/$lower/stat"
+		# A few reads are a partition scan, not fio.
+		[ "$((r + w - r0 - w0))" -ge 16 ] && break
+		read -r -t 0.05 -u "$PAUSE_FD" _ 2>/dev/null
+	done
+	t0=${EPOCHREALTIME/./}
+	t0=$((10#$t0))
+	pause_until $((t0 + RAMP * 1000000 + 300000))
+	snap "$lower"
+	a=$SNAP
+	pause_until $((t0 + (RAMP + RUNTIME) * 1000000 - 400000))
+	snap "$lower"
+	b=$SNAP
+	printf '%s\n%s\n' "$a" "$b" >"$out"
+	[ -d "/sys/block/$FQNAME/fairq" ] && cp "/sys/block/$FQNAME/fairq/stats" "$out.fq"
+	grep -iE '^(fairq|fq_)' /proc/slabinfo >"$out.slab" 2>/dev/null
+}
+
+# win_json OUT: the sampler's window as a JSON object.
+win_json() {
+	local out=$1
+	awk 'NR == 1 {split($0, a)} NR == 2 {split($0, b)}
+	END {
+		if (NR < 2) { printf "{}"; exit }
+		printf "{\"ms\":%.1f,\"cpu_ms\":%d,\"reads\":%d,\"rsect\":%d,\"writes\":%d,\"wsect\":%d}",
+			(b[1] - a[1]) / 1000, (b[2] - a[2]) * 10, b[3] - a[3], b[4] - a[4], b[5] - a[5], b[6] - a[6]
+	}' "$out"
+}
+
+# stats_json FILE: fairq's stats file (totals only) as a JSON object.
+stats_json() {
+	[ -s "$1" ] || { printf '{}'; return; }
+	awk 'BEGIN {printf "{"} $1 != "flow" && NF == 2 {
+		v = ($2 ~ /^[0-9]+$/) ? $2 : "\"" $2 "\"";
+		printf "%s\"%s\":%s", (n++ ? "," : ""), $1, v } END {printf "}"}' "$1"
+}
+
+# minify: fio's JSON on one line.
+minify() {
+	tr -d '\n\r\t' <"$1" | sed 's/  */ /g'
+}
+
+# measure DEV LOWER CFG WL REP [fairq k=v...]: one measurement, one BENCH line.
+measure() {
+	local dev=$1 lower=$2 cfg=$3 wl=$4 rep=$5 fmt=json rc=0 out=$W/m
+	shift 5
+	if [ -n "$ONLY" ] && ! echo "$dev/$wl/$cfg" | grep -qE -- "$ONLY"; then
+		return 0
+	fi
+	NMEAS=$((NMEAS + 1))
+	rm -f "$out".*
+	if ! cfg_up "$lower" "$cfg" "$@"; then
+		say "$dev $wl $cfg rep $rep: configuration failed"
+		echo "BENCH_ERR {\"dev\":\"$dev\",\"cfg\":\"$cfg\",\"wl\":\"$wl\",\"rep\":$rep,\"why\":\"setup\"}"
+		cfg_down
+		NFAILED=$((NFAILED + 1))
+		return 0
+	fi
+	case $wl in w2|w2alone|w4) fmt=json+ ;; esac
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	sampler "$lower" "$out.win" &
+	local spid=$! t0 t1
+	t0=$(cut -d' ' -f1 /proc/uptime)
+	if [ "$wl" = w5 ]; then
+		run_w5 "$out" || rc=$?
+	else
+		# shellcheck disable=SC2046
+		fio $FIO_COMMON --output-format=$fmt --output="$out.fio0" \
+			$(wl_jobs "$wl" "$TARGET") >"$out.err" 2>&1 || rc=$?
+	fi
+	t1=$(cut -d' ' -f1 /proc/uptime)
+	wait "$spid"
+	local fiojs="" f
+	for f in "$out".fio*; do
+		[ -s "$f" ] || continue
+		fiojs+=${fiojs:+,}$(minify "$f")
+	done
+	printf 'BENCH {"dev":"%s","cfg":"%s","wl":"%s","rep":%d,"rc":%d,"wall_s":%s,"lower":"%s","target":"%s","args":"%s","win":%s,"fairq":%s,"slab":"%s","err":"%s","fio":[%s]}\n' \
+		"$dev" "$cfg" "$wl" "$rep" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}')" \
+		"$lower" "$TARGET" "$* $(case $cfg in *-rec) echo "$FAIRQ_REC" ;; esac)" \
+		"$(win_json "$out.win")" "$(stats_json "$out.win.fq")" \
+		"$(tr -s ' \n' ' ' <"$out.win.slab" 2>/dev/null | tr -d '"\\')" \
+		"$(grep -v '^$' "$out.err" | tail -n 3 | tr '\n"\\' '   ' | cut -c1-300)" \
+		"$fiojs"
+	cfg_down
+	local iops
+	iops=$(win_json "$out.win" | awk -F'[:,}]' '{for (i = 1; i < NF; i++) {
+		if ($i ~ /"ms"/) ms = $(i + 1); if ($i ~ /"reads"|"writes"/) n += $(i + 1) }}
+		END {if (ms > 0) printf "%.0f", n * 1000 / ms; else print "?"}')
+	[ "$rc" != 0 ] && NFAILED=$((NFAILED + 1))
+	say "#$NMEAS $dev $wl $cfg rep $rep: lower $iops IO/s, fio rc $rc"
+}
+
+# run_w5 OUT: a buffered writer in cgroup bench-w against a direct reader
+# in cgroup bench-r, on ext4 over $TARGET (the reader reads $TARGET).
+run_w5() {
+	local out=$1 cg=/sys/fs/cgroup rc=0 pw pr
+	mkdir -p "$cg/bench-w" "$cg/bench-r" /mnt/bench
+	mount -o noinit_itable "$TARGET" /mnt/bench || return 1
+	# Keep the dirty pages near the device's speed so writeback is steady.
+	echo $((16 << 20)) >/proc/sys/vm/dirty_background_bytes
+	echo $((48 << 20)) >/proc/sys/vm/dirty_bytes
+	(
+		echo "$BASHPID" >"$cg/bench-w/cgroup.procs"
+		# shellcheck disable=SC2086
+		exec fio $FIO_COMMON --output-format=json --output="$out.fio0" \
+			--name=writer --filename=/mnt/bench/wfile --size=256M \
+			--rw=write --bs=1M --direct=0 --ioengine=psync
+	) >"$out.err" 2>&1 &
+	pw=$!
+	(
+		echo "$BASHPID" >"$cg/bench-r/cgroup.procs"
+		# shellcheck disable=SC2086
+		exec fio $FIO_COMMON --output-format=json+ --output="$out.fio1" \
+			--name=reader --filename="$TARGET" --rw=randread --bs=4k --iodepth=4
+	) >>"$out.err" 2>&1 &
+	pr=$!
+	wait "$pw" || rc=$?
+	wait "$pr" || rc=$?
+	echo 0 >/proc/sys/vm/dirty_bytes
+	echo 0 >/proc/sys/vm/dirty_background_bytes
+	echo 20 >/proc/sys/vm/dirty_ratio
+	echo 10 >/proc/sys/vm/dirty_background_ratio
+	umount /mnt/bench || { sync; sleep 1; umount /mnt/bench; }
+	return "$rc"
+}
+
+# ---- the plan ----
+
+# round DEV LOWER WL CFG...: REPS rounds, each over every CFG in turn.
+round() {
+	local dev=$1 lower=$2 wl=$3 rep cfg
+	shift 3
+	for rep in $(seq "$REPS"); do
+		for cfg in "$@"; do
+			case $cfg in
+			*@cgroup) measure "$dev" "$lower" "${cfg%@cgroup}" "$wl" "$rep" classify=cgroup ;;
+			*) measure "$dev" "$lower" "$cfg" "$wl" "$rep" ;;
+			esac
+		done
+	done
+}
+
+KERNEL="none mq-deadline bfq kyber"
+FQ_ALL="fairq-fifo fairq-cfq fairq-sfq fairq-cfq-rec fairq-sfq-rec"
+
+setup_info() {
+	modprobe bfq 2>/dev/null || say "bfq does not load"
+	modprobe kyber-iosched 2>/dev/null || say "kyber does not load"
+	modprobe dm-mod 2>/dev/null
+	fairq_available && HAVE_FAIRQ=1 || HAVE_FAIRQ=0
+	printf 'BENCH_INFO {"kernel":"%s","cpus":%d,"mem_mb":%d,"mode":"%s","reps":%d,"runtime":%s,"ramp":%s,' \
+		"$(uname -r)" "$(nproc)" "$(awk '/MemTotal/{print int($2 / 1024)}' /proc/meminfo)" \
+		"$MODE" "$REPS" "$RUNTIME" "$RAMP"
+	printf '"fairq":%d,"fairq_srcversion":"%s","fio":"%s","nb_nsec":%s,"nb_qd":%s,' \
+		"$HAVE_FAIRQ" "$(cat /sys/module/fairq/srcversion 2>/dev/null)" "$(fio --version)" \
+		"$NB_NSEC" "$NB_QD"
+	printf '"nbd_bw":%s,"nbd_depth":%s,"nbd_lat_us":%s,"throttle_iops":"%s","throttle_bps":"%s","fairq_rec":"%s","cpu_model":"%s"}\n' \
+		"$NBD_BW" "$NBD_DEPTH" "$NBD_LAT" "${FAIRQ_THROTTLE_IOPS:-}" "${FAIRQ_THROTTLE_BPS:-}" \
+		"$FAIRQ_REC" "$(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo)"
+}
+
+fq_cfgs() {	# the fairq configurations among "$@", if the module is there
+	local c
+	[ "$HAVE_FAIRQ" = 1 ] || return 0
+	for c in "$@"; do echo "$c"; done
+}
+
+plan_quick() {
+	local q
+	q=$(fq_cfgs fairq-cfq fairq-cfq-rec)
+	# shellcheck disable=SC2086
+	round virtio vdc w2 mq-deadline $q
+}
+
+plan_full() {
+	local m c
+	# Calibration: the device-bound disks' throughput tracks their
+	# setting (hw_queue_depth 1, 2, 4 at the same service time).
+	for m in 1 2 4; do
+		# shellcheck disable=SC2046
+		nullb_make "nbc$m" $(nb_bound_args "$m") || continue
+		measure "calib-nullb-qd$m" "nbc$m" none w1 1
+		nullb_drop "nbc$m"
+	done
+	measure "calib-virtio" vdc none w1 1
+	if nullb_make nbcf size="$NB_SIZE" blocksize=4096 submit_queues=1 irqmode=0 hw_queue_depth=64; then
+		measure "calib-nullb-fast" nbcf none w1 1
+		nullb_drop nbcf
+	fi
+
+	# shellcheck disable=SC2046
+	nullb_make nbl $(nb_bound_args) || say "no device-bound null_blk"
+	if [ -b /dev/nbl ]; then
+		for w in w1 w2; do
+			# shellcheck disable=SC2046
+			round nullb-lat nbl "$w" $KERNEL dm-linear $(fq_cfgs $FQ_ALL)
+		done
+		# shellcheck disable=SC2046
+		round nullb-lat nbl w2alone none $(fq_cfgs fairq-cfq)
+		for w in w3 w4; do
+			# shellcheck disable=SC2046
+			round nullb-lat nbl "$w" none mq-deadline bfq kyber \
+				$(fq_cfgs fairq-cfq fairq-sfq fairq-cfq-rec)
+		done
+		for n in $SCALE_N; do
+			# shellcheck disable=SC2046
+			round nullb-lat nbl "w7-$n" mq-deadline bfq $(fq_cfgs fairq-cfq)
+		done
+		nullb_drop nbl
+	fi
+
+	# Workload 5: ext4 on a memory-backed twin of the device-bound disk.
+	# shellcheck disable=SC2046
+	if nullb_make nbm $(nb_bound_args | sed 's/size=[0-9]*/size=512/') memory_backed=1; then
+		mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=1,lazy_journal_init=1 /dev/nbm
+		# shellcheck disable=SC2046
+		round nullb-lat-mem nbm w5 mq-deadline bfq \
+			$(fq_cfgs fairq-cfq fairq-cfq@cgroup fairq-cfq-rec@cgroup)
+		nullb_drop nbm
+	fi
+
+	# The throttled virtio disk.
+	for w in w1 w2; do
+		# shellcheck disable=SC2046
+		round virtio vdc "$w" $KERNEL dm-linear $(fq_cfgs fairq-cfq fairq-cfq-rec)
+	done
+	# shellcheck disable=SC2046
+	round virtio vdc w3 mq-deadline bfq $(fq_cfgs fairq-cfq fairq-cfq-rec)
+
+	# nbd over fairq-nbd's device model.
+	if nbd_up; then
+		for w in w1 w2; do
+			# shellcheck disable=SC2046
+			round nbd nbd0 "$w" mq-deadline bfq $(fq_cfgs fairq-cfq fairq-cfq-rec)
+		done
+		nbd_down
+	fi
+
+	# Overhead: unthrottled (CPU-bound) null_blk.
+	if nullb_make nfast size="$NB_SIZE" blocksize=4096 submit_queues=1 irqmode=0 hw_queue_depth=64; then
+		for w in w6qd1 w6qd32; do
+			# shellcheck disable=SC2046
+			round nullb-fast nfast "$w" none dm-linear $(fq_cfgs fairq-fifo fairq-cfq fairq-sfq)
+		done
+		nullb_drop nfast
+	fi
+}
+
+main() {
+	say "start: mode $MODE, $REPS rep(s), ${RUNTIME}s + ${RAMP}s ramp per measurement"
+	fio_common
+	setup_info
+	[ "$HAVE_FAIRQ" = 1 ] || say "fairq.ko not available: kernel schedulers and dm-linear only"
+	if [ "$MODE" = quick ]; then
+		plan_quick
+	else
+		plan_full
+	fi
+	say "done: $NMEAS measurements, $NFAILED failed"
+	echo "BENCH_DONE {\"measurements\":$NMEAS,\"failed\":$NFAILED}"
+	return 0
+}
+
+main "$@"
