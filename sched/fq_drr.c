@@ -80,20 +80,32 @@ void fq_classq_init(struct fq_classq *cq)
 {
 	fq_list_init(&cq->cur);
 	fq_list_init(&cq->next);
-	fq_list_init(&cq->idle_cur);
-	fq_list_init(&cq->idle_next);
+	fq_list_init(&cq->idle[FQ_IDLE_PREV]);
+	fq_list_init(&cq->idle[FQ_IDLE_CUR]);
+	fq_list_init(&cq->idle[FQ_IDLE_NEXT]);
 	cq->nr_busy = 0;
 }
 
-bool fq_flow_has_claim(struct fq_sched *fqs, struct fq_flow *fqf)
+/*
+ * fq_flow_idle_slot - which idle list a drained flow waits on (FQ_IDLE_*),
+ * or -1 when it has nothing worth keeping: credit of the next round, of
+ * this round (or debt in it), or unused credit of the round just ended
+ * (it had requests in flight across the end of the round).
+ */
+int fq_flow_idle_slot(struct fq_sched *fqs, struct fq_flow *fqf)
 {
-	const struct fq_classq *cq;
+	u32 d;
 
 	if (fqf->ci >= FQ_PRIO_COUNT)
-		return false;
-	cq = &fqs->cq[fqf->ci];
-	return (fqf->round == cq->round && fqf->deficit > 0) ||
-	       fqf->round == cq->round + 1;
+		return -1;
+	d = fqf->round - fqs->cq[fqf->ci].round;
+	if (d == 1)
+		return FQ_IDLE_NEXT;
+	if (d == 0)
+		return FQ_IDLE_CUR;
+	if (d == (u32)-1 && fqf->deficit > 0)
+		return FQ_IDLE_PREV;
+	return -1;
 }
 
 void fq_flow_unlink(struct fq_sched *fqs, struct fq_flow *fqf)
@@ -107,22 +119,40 @@ void fq_flow_unlink(struct fq_sched *fqs, struct fq_flow *fqf)
 	fqf->where = FQ_FW_NONE;
 }
 
-/* Put a flow that has queued requests on its class's rounds. */
+/*
+ * Put a flow that has queued requests on its class's rounds:
+ *  - unused credit in the current round: head of the current round, so
+ *    it continues its turn at once (it was only briefly empty);
+ *  - unused credit in the round that just ended (its requests were in
+ *    flight when it ended): that credit plus this round's, head of the
+ *    current round (a flow served last in every round would otherwise
+ *    lose most of every other round);
+ *  - credited for the next round: head of the next round;
+ *  - otherwise (new, or its claim went stale): like any flow that spent
+ *    its turn, tail of the next round with a fresh credit, keeping debt.
+ * Only flows that took part in the previous or current round can join
+ * the current one, each with at most one credit, so a round is bounded
+ * and nobody in the next round is starved.
+ */
 static void fq_flow_place(struct fq_sched *fqs, struct fq_flow *fqf)
 {
 	struct fq_classq *cq = &fqs->cq[fqf->ci];
+	u32 d = fqf->round - cq->round;
 
-	if (fqf->round == cq->round && fqf->deficit > 0) {
-		/* unused credit this round: continue the turn now */
+	if (d == 0 && fqf->deficit > 0) {
 		fq_list_add_head(&fqf->link, &cq->cur);
-	} else if (fqf->round == cq->round + 1) {
-		fq_list_add_tail(&fqf->link, &cq->next);
+	} else if (d == (u32)-1 && fqf->deficit > 0) {
+		fqf->deficit += fq_allowance(fqs, fqf);
+		fqf->round = cq->round;
+		fq_list_add_head(&fqf->link, &cq->cur);
+	} else if (d == 1) {
+		fq_list_add_head(&fqf->link, &cq->next);
 	} else {
 		if (fqf->deficit > 0)
 			fqf->deficit = 0;
 		fqf->deficit += fq_allowance(fqs, fqf);
-		fqf->round = cq->round;
-		fq_list_add_tail(&fqf->link, &cq->cur);
+		fqf->round = cq->round + 1;
+		fq_list_add_tail(&fqf->link, &cq->next);
 	}
 	fqf->where = FQ_FW_BUSY;
 	cq->nr_busy++;
@@ -209,23 +239,26 @@ void fq_flow_charge(struct fq_sched *fqs, struct fq_flow *fqf,
 /* The current round is over: the next one starts, stale claims go. */
 static void fq_classq_next_round(struct fq_sched *fqs, struct fq_classq *cq)
 {
+	struct fq_node *prev = &cq->idle[FQ_IDLE_PREV];
 	struct fq_flow *fqf;
 
 	cq->round++;
-	while (!fq_list_empty(&cq->idle_cur)) {
-		fqf = fq_entry(cq->idle_cur.next, struct fq_flow, link);
+	while (!fq_list_empty(prev)) {
+		fqf = fq_entry(prev->next, struct fq_flow, link);
 		fq_flow_unlink(fqs, fqf);
 		fq_flow_release(fqs, fqf);
 	}
-	fq_list_splice_tail(&cq->idle_next, &cq->idle_cur);
+	fq_list_splice_tail(&cq->idle[FQ_IDLE_CUR], prev);
+	fq_list_splice_tail(&cq->idle[FQ_IDLE_NEXT], &cq->idle[FQ_IDLE_CUR]);
 	fq_list_splice_tail(&cq->next, &cq->cur);
 }
 
 static void fq_antic_start(struct fq_sched *fqs, struct fq_flow *fqf,
 			   const struct fq_req *rq)
 {
+	/* only within its turn: credit left in the current round */
 	if (!fqs->idle_us || !(rq->flags & FQ_REQ_SYNC) ||
-	    (fqf->flags & FQ_FF_ORPHAN) || !fq_flow_has_claim(fqs, fqf) ||
+	    (fqf->flags & FQ_FF_ORPHAN) || fqf->deficit <= 0 ||
 	    fqf->round != fqs->cq[fqf->ci].round)
 		return;
 	fqs->antic = fqf;

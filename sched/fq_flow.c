@@ -125,24 +125,28 @@ static void fq_flow_free(struct fq_sched *fqs, struct fq_flow *fqf)
 	fqs->nr_flows--;
 }
 
+/* Take an idle-listed flow off its list and give it back to the pool. */
+static void fq_flow_release_now(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	fq_flow_unlink(fqs, fqf);
+	fq_flow_free(fqs, fqf);
+}
+
 /* Free the oldest drained flow that only keeps a claim; false if none. */
 static bool fq_flow_reclaim(struct fq_sched *fqs)
 {
-	struct fq_classq *cq;
-	struct fq_flow *fqf;
-	int ci;
+	struct fq_node *idle;
+	int ci, i;
 
 	for (ci = FQ_PRIO_COUNT - 1; ci >= 0; ci--) {
-		cq = &fqs->cq[ci];
-		if (!fq_list_empty(&cq->idle_cur))
-			fqf = fq_entry(cq->idle_cur.next, struct fq_flow, link);
-		else if (!fq_list_empty(&cq->idle_next))
-			fqf = fq_entry(cq->idle_next.next, struct fq_flow, link);
-		else
-			continue;
-		fq_flow_unlink(fqs, fqf);
-		fq_flow_free(fqs, fqf);
-		return true;
+		for (i = 0; i < FQ_IDLE_LISTS; i++) {
+			idle = &fqs->cq[ci].idle[i];
+			if (fq_list_empty(idle))
+				continue;
+			fq_flow_release_now(fqs,
+				fq_entry(idle->next, struct fq_flow, link));
+			return true;
+		}
 	}
 	return false;
 }
@@ -211,20 +215,17 @@ struct fq_flow *fq_flow_lookup(struct fq_sched *fqs, struct fq_req *rq)
  */
 void fq_flow_release(struct fq_sched *fqs, struct fq_flow *fqf)
 {
-	struct fq_classq *cq;
+	int slot;
 
 	if (fqf->flags & FQ_FF_OVERFLOW)
 		return;
+	slot = fq_flow_idle_slot(fqs, fqf);
 	if ((fqf->flags & FQ_FF_ORPHAN) || fqs->policy == FQ_POL_FIFO ||
-	    !fq_flow_has_claim(fqs, fqf)) {
+	    slot < 0) {
 		fq_flow_free(fqs, fqf);
 		return;
 	}
-	cq = &fqs->cq[fqf->ci];
-	if (fqf->round == cq->round)
-		fq_list_add_tail(&fqf->link, &cq->idle_cur);
-	else
-		fq_list_add_tail(&fqf->link, &cq->idle_next);
+	fq_list_add_tail(&fqf->link, &fqs->cq[fqf->ci].idle[slot]);
 	fqf->where = FQ_FW_IDLE;
 }
 
@@ -240,18 +241,17 @@ void fq_flow_maybe_release(struct fq_sched *fqs, struct fq_flow *fqf)
  */
 void fq_flows_reap(struct fq_sched *fqs)
 {
-	struct fq_classq *cq;
-	struct fq_flow *fqf;
-	u32 ci;
+	struct fq_node *idle;
+	u32 ci, i;
 
 	fqs->antic = NULL;
 	for (ci = 0; ci < FQ_PRIO_COUNT; ci++) {
-		cq = &fqs->cq[ci];
-		fq_list_splice_tail(&cq->idle_next, &cq->idle_cur);
-		while (!fq_list_empty(&cq->idle_cur)) {
-			fqf = fq_entry(cq->idle_cur.next, struct fq_flow, link);
-			fq_flow_unlink(fqs, fqf);
-			fq_flow_free(fqs, fqf);
+		for (i = 0; i < FQ_IDLE_LISTS; i++) {
+			idle = &fqs->cq[ci].idle[i];
+			while (!fq_list_empty(idle))
+				fq_flow_release_now(fqs,
+					fq_entry(idle->next, struct fq_flow,
+						 link));
 		}
 	}
 }

@@ -18,8 +18,9 @@
  *   FQ_FW_FREE   on the pool's free list;
  *   FQ_FW_BUSY   has queued requests: on its class's current round list
  *                (fqf->round == round) or next round list (round + 1);
- *   FQ_FW_IDLE   drained, kept on an idle list because it still has a
- *                claim on the current (idle_cur) or next (idle_next) round;
+ *   FQ_FW_IDLE   drained, kept on an idle list (by the round its credit
+ *                belongs to: previous, current, next) because it still
+ *                has a claim on the round robin (see fq_drr.c);
  *   FQ_FW_NONE   on no list: queue empty but requests batched or in flight,
  *                or any flow of the fifo policy.
  */
@@ -163,12 +164,19 @@ struct fq_flow {
 	struct fq_counts c;	/* per-flow counters */
 };
 
+/* Idle lists of a class: drained flows whose credit is of round ... */
+enum {
+	FQ_IDLE_PREV,	/* round - 1, unused */
+	FQ_IDLE_CUR,	/* round */
+	FQ_IDLE_NEXT,	/* round + 1 */
+	FQ_IDLE_LISTS,
+};
+
 /* Round robin state of one priority class. */
 struct fq_classq {
 	struct fq_node cur;	/* flows with credit in this round */
 	struct fq_node next;	/* flows served up to their credit */
-	struct fq_node idle_cur;	/* drained, unused credit this round */
-	struct fq_node idle_next;	/* drained, credited for next round */
+	struct fq_node idle[3];	/* drained flows by round: FQ_IDLE_* */
 	u32 round;		/* round number, wraps */
 	u32 nr_busy;		/* flows on cur + next */
 };
@@ -251,7 +259,7 @@ struct fq_req *fq_drr_pick(struct fq_sched *fqs, u64 now_ns);
 u64 fq_drr_next_event(struct fq_sched *fqs, u64 now_ns);
 void fq_ioprio_split(u16 ioprio, u32 *ci, u32 *level);
 u32 fq_level_weight(u32 level);
-bool fq_flow_has_claim(struct fq_sched *fqs, struct fq_flow *fqf);
+int fq_flow_idle_slot(struct fq_sched *fqs, struct fq_flow *fqf);
 
 /* fq_sched.c: request bookkeeping shared with the other files */
 void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq);

@@ -74,7 +74,7 @@ static void check_classes(struct fq_sched *fqs)
 	struct fq_classq *cq;
 	struct fq_flow *f;
 	struct fq_node *n;
-	unsigned int ci, busy;
+	unsigned int ci, busy, i;
 
 	for (ci = 0; ci < FQ_PRIO_COUNT; ci++) {
 		cq = &fqs->cq[ci];
@@ -92,14 +92,13 @@ static void check_classes(struct fq_sched *fqs)
 			busy++;
 		}
 		INV(busy == cq->nr_busy);
-		for (n = cq->idle_cur.next; n != &cq->idle_cur; n = n->next) {
-			f = fq_entry(n, struct fq_flow, link);
-			INV(f->where == FQ_FW_IDLE && f->round == cq->round);
-		}
-		for (n = cq->idle_next.next; n != &cq->idle_next; n = n->next) {
-			f = fq_entry(n, struct fq_flow, link);
-			INV(f->where == FQ_FW_IDLE &&
-			    f->round == cq->round + 1);
+		for (i = 0; i < FQ_IDLE_LISTS; i++) {
+			for (n = cq->idle[i].next; n != &cq->idle[i];
+			     n = n->next) {
+				f = fq_entry(n, struct fq_flow, link);
+				INV(f->where == FQ_FW_IDLE && f->ci == ci);
+				INV(f->round == cq->round + i - FQ_IDLE_CUR);
+			}
 		}
 	}
 }

@@ -1,0 +1,658 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_sim.c - replay synthetic workloads against a modelled device and
+ * print per-flow throughput, latency p50/p99 and Jain's fairness index.
+ *
+ *   fq_sim [--seed N] [--secs S] [--only W1|W2|W3|W4|W5|COST]
+ *
+ * Device model: D requests served in parallel, each taking
+ * SIM_COST_REQ_NS + bytes * SIM_COST_BYTE_PS / 1000; the scheduler's depth
+ * is D.  A flow keeps "depth" requests outstanding; after a completion it
+ * issues the next one "think" ns later.  Everything except the COST table
+ * (wall-clock CPU time) is a pure function of the seed.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "fq_sched.h"
+
+#define SIM_COST_REQ_NS		100000ull	/* fixed cost per request */
+#define SIM_COST_BYTE_PS	1000ull		/* 1 ns per byte (1 GB/s) */
+#define MS			1000000ull
+#define US			1000ull
+
+enum { SIM_MAX_FLOWS = 10000 };
+
+struct sim_flow {
+	u64 key;
+	int depth;		/* requests outstanding */
+	u32 bytes;
+	u32 flags;
+	u16 ioprio;
+	u64 think_ns;
+	u32 weight;		/* for shares */
+	/* results, in the measuring window */
+	u64 done_reqs, done_bytes;
+	u64 *lat;		/* latencies [ns] */
+	size_t nlat, maxlat;
+};
+
+struct sim_req {
+	struct fq_req rq;
+	int flow;
+	u64 submit_ns;
+	struct sim_req *next_free;
+};
+
+enum { EV_DONE, EV_ARRIVE, EV_TIMER };
+
+struct sim_ev {
+	u64 t;
+	u64 seq;		/* ties: insertion order (determinism) */
+	int type;
+	void *p;
+	int flow;
+};
+
+struct sim {
+	struct fq_sched *s;
+	struct sim_flow *f;
+	int nflows;
+	struct sim_ev *heap;
+	size_t nheap, maxheap;
+	u64 evseq, now, warm_ns, end_ns, rng, last_timer;
+	struct sim_req *reqs, *free;
+	size_t nreqs;
+};
+
+static u64 sim_rand(struct sim *sm)
+{
+	sm->rng ^= sm->rng << 13;
+	sm->rng ^= sm->rng >> 7;
+	sm->rng ^= sm->rng << 17;
+	return sm->rng;
+}
+
+static int ev_less(const struct sim_ev *a, const struct sim_ev *b)
+{
+	return a->t < b->t || (a->t == b->t && a->seq < b->seq);
+}
+
+static void ev_push(struct sim *sm, u64 t, int type, void *p, int flow)
+{
+	size_t i = sm->nheap++;
+	struct sim_ev e = { t, sm->evseq++, type, p, flow }, tmp;
+
+	if (sm->nheap > sm->maxheap) {
+		sm->maxheap = sm->maxheap ? sm->maxheap * 2 : 1024;
+		sm->heap = realloc(sm->heap, sm->maxheap * sizeof(e));
+	}
+	sm->heap[i] = e;
+	while (i && ev_less(&sm->heap[i], &sm->heap[(i - 1) / 2])) {
+		tmp = sm->heap[i];
+		sm->heap[i] = sm->heap[(i - 1) / 2];
+		sm->heap[(i - 1) / 2] = tmp;
+		i = (i - 1) / 2;
+	}
+}
+
+static struct sim_ev ev_pop(struct sim *sm)
+{
+	struct sim_ev top = sm->heap[0], tmp;
+	size_t i = 0, c;
+
+	sm->heap[0] = sm->heap[--sm->nheap];
+	for (;;) {
+		c = 2 * i + 1;
+		if (c >= sm->nheap)
+			break;
+		if (c + 1 < sm->nheap && ev_less(&sm->heap[c + 1], &sm->heap[c]))
+			c++;
+		if (!ev_less(&sm->heap[c], &sm->heap[i]))
+			break;
+		tmp = sm->heap[i];
+		sm->heap[i] = sm->heap[c];
+		sm->heap[c] = tmp;
+		i = c;
+	}
+	return top;
+}
+
+static u64 svc_ns(u32 bytes)
+{
+	return SIM_COST_REQ_NS + (u64)bytes * SIM_COST_BYTE_PS / 1000;
+}
+
+static void sim_issue(struct sim *sm, int fi)
+{
+	struct sim_flow *f = &sm->f[fi];
+	struct sim_req *r = sm->free;
+
+	sm->free = r->next_free;
+	memset(&r->rq, 0, sizeof(r->rq));
+	r->rq.key = f->key;
+	r->rq.bytes = f->bytes;
+	r->rq.flags = f->flags;
+	r->rq.ioprio = f->ioprio;
+	r->rq.sector = (sim_rand(sm) % (1ull << 30)) & ~7ull;
+	r->flow = fi;
+	r->submit_ns = sm->now;
+	fq_sched_enqueue(sm->s, &r->rq, sm->now);
+}
+
+static void sim_pump(struct sim *sm)
+{
+	struct fq_req *rq;
+	u64 t;
+
+	while ((rq = fq_sched_dispatch(sm->s, sm->now)))
+		ev_push(sm, sm->now + svc_ns(rq->bytes), EV_DONE, rq, 0);
+	t = fq_sched_next_event(sm->s, sm->now);
+	if (t > sm->now && t != sm->last_timer) {
+		ev_push(sm, t, EV_TIMER, NULL, 0);
+		sm->last_timer = t;
+	}
+}
+
+static void sim_done(struct sim *sm, struct sim_req *r)
+{
+	struct sim_flow *f = &sm->f[r->flow];
+	int fi = r->flow;
+
+	fq_sched_complete(sm->s, &r->rq, 0, sm->now);
+	if (sm->now >= sm->warm_ns) {
+		f->done_reqs++;
+		f->done_bytes += r->rq.bytes;
+		if (f->nlat == f->maxlat) {
+			f->maxlat = f->maxlat ? f->maxlat * 2 : 4096;
+			f->lat = realloc(f->lat, f->maxlat * sizeof(u64));
+		}
+		f->lat[f->nlat++] = sm->now - r->submit_ns;
+	}
+	r->next_free = sm->free;
+	sm->free = r;
+	if (f->think_ns)
+		ev_push(sm, sm->now + f->think_ns, EV_ARRIVE, NULL, fi);
+	else
+		sim_issue(sm, fi);
+}
+
+struct sim_cfg {
+	const char *policy;
+	int depth;		/* device parallelism = scheduler depth */
+	const char *fairness;
+	const char *idle_us;
+	u64 secs_ms;		/* simulated time [ms] */
+};
+
+static void sim_run(struct sim *sm, const struct sim_cfg *c, u64 seed)
+{
+	char buf[16];
+	struct sim_ev e;
+	size_t total = 0;
+	int i, j;
+
+	sm->s = fq_sched_create(c->policy, seed);
+	snprintf(buf, sizeof(buf), "%d", c->depth);
+	fq_sched_set(sm->s, "max_flows", "16384");
+	fq_sched_set(sm->s, "depth", buf);
+	fq_sched_set(sm->s, "fairness", c->fairness ? c->fairness : "requests");
+	fq_sched_set(sm->s, "idle_us", c->idle_us ? c->idle_us : "0");
+	for (i = 0; i < sm->nflows; i++)
+		total += (size_t)sm->f[i].depth;
+	sm->reqs = calloc(total, sizeof(*sm->reqs));
+	sm->free = NULL;
+	for (i = 0; i < (int)total; i++) {
+		sm->reqs[i].next_free = sm->free;
+		sm->free = &sm->reqs[i];
+	}
+	sm->rng = seed * 0x9E3779B97F4A7C15ull + 7;
+	sm->now = 0;
+	sm->nheap = 0;
+	sm->last_timer = 0;
+	sm->end_ns = c->secs_ms * MS;
+	sm->warm_ns = sm->end_ns / 10;
+	for (i = 0; i < sm->nflows; i++)
+		for (j = 0; j < sm->f[i].depth; j++)
+			sim_issue(sm, i);
+	sim_pump(sm);
+	while (sm->nheap && sm->heap[0].t <= sm->end_ns) {
+		e = ev_pop(sm);
+		sm->now = e.t;
+		if (e.type == EV_DONE)
+			sim_done(sm, (struct sim_req *)e.p);
+		else if (e.type == EV_ARRIVE)
+			sim_issue(sm, e.flow);
+		sim_pump(sm);
+	}
+	/* teardown: take back what is queued, let the device finish */
+	while (fq_sched_drain(sm->s))
+		;
+	while (sm->nheap) {
+		e = ev_pop(sm);
+		if (e.type == EV_DONE)
+			fq_sched_complete(sm->s, e.p, 0, e.t);
+	}
+	fq_sched_destroy(sm->s);
+	free(sm->reqs);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	u64 x = *(const u64 *)a, y = *(const u64 *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+static double pct(struct sim_flow *f, double p)
+{
+	size_t i;
+
+	if (!f->nlat)
+		return 0;
+	qsort(f->lat, f->nlat, sizeof(u64), cmp_u64);
+	i = (size_t)(p * (double)(f->nlat - 1) + 0.5);
+	return (double)f->lat[i] / 1000.0;	/* us */
+}
+
+static double window_s(const struct sim *sm)
+{
+	return (double)(sm->end_ns - sm->warm_ns) / 1e9;
+}
+
+/* Jain's index of per-flow bytes/s divided by weight. */
+static double jain(const struct sim *sm)
+{
+	double sum = 0, sq = 0, x;
+	int i;
+
+	for (i = 0; i < sm->nflows; i++) {
+		x = (double)sm->f[i].done_bytes / sm->f[i].weight;
+		sum += x;
+		sq += x * x;
+	}
+	return sq > 0 ? sum * sum / (sm->nflows * sq) : 0;
+}
+
+static void sim_reset_results(struct sim *sm)
+{
+	int i;
+
+	for (i = 0; i < sm->nflows; i++) {
+		free(sm->f[i].lat);
+		sm->f[i].lat = NULL;
+		sm->f[i].nlat = sm->f[i].maxlat = 0;
+		sm->f[i].done_reqs = sm->f[i].done_bytes = 0;
+	}
+}
+
+static void sim_flows(struct sim *sm, int n)
+{
+	free(sm->f);
+	sm->f = calloc((size_t)n, sizeof(*sm->f));
+	sm->nflows = n;
+}
+
+static void sim_flow(struct sim *sm, int i, int depth, u32 bytes,
+		     u32 flags, u16 ioprio, u64 think_ns)
+{
+	struct sim_flow *f = &sm->f[i];
+	u32 lvl = FQ_IOPRIO_LEVEL(ioprio);
+
+	f->key = 1000 + (u64)i;
+	f->depth = depth;
+	f->bytes = bytes;
+	f->flags = flags;
+	f->ioprio = ioprio;
+	f->think_ns = think_ns;
+	f->weight = ioprio ? 8 - lvl : 4;
+}
+
+static double total_mbs(const struct sim *sm)
+{
+	u64 b = 0;
+	int i;
+
+	for (i = 0; i < sm->nflows; i++)
+		b += sm->f[i].done_bytes;
+	return (double)b / window_s(sm) / 1e6;
+}
+
+static double total_iops(const struct sim *sm)
+{
+	u64 n = 0;
+	int i;
+
+	for (i = 0; i < sm->nflows; i++)
+		n += sm->f[i].done_reqs;
+	return (double)n / window_s(sm);
+}
+
+static const char *const policies[] = { "fifo", "cfq", "sfq" };
+
+/* One table row per flow per policy. */
+static void print_flows(struct sim *sm, const char *pol, const char **names)
+{
+	double tot = total_mbs(sm);
+	int i;
+
+	for (i = 0; i < sm->nflows; i++) {
+		struct sim_flow *f = &sm->f[i];
+		double mbs = (double)f->done_bytes / window_s(sm) / 1e6;
+
+		printf("| %s | %s | %.2f | %.1f%% | %.0f | %.0f |",
+		       pol, names[i], mbs, tot > 0 ? 100.0 * mbs / tot : 0,
+		       pct(f, 0.50), pct(f, 0.99));
+		if (i == 0)
+			printf(" %.4f | %.1f |\n", jain(sm), tot);
+		else
+			printf(" | |\n");
+	}
+}
+
+static void table_head(const char *title)
+{
+	printf("\n%s\n\n", title);
+	printf("| policy | flow | MB/s | share | p50 us | p99 us | Jain | total MB/s |\n");
+	printf("|---|---|---|---|---|---|---|---|\n");
+}
+
+static void w1(struct sim *sm, u64 seed, u64 ms)
+{
+	static const char *names[] = { "A 4K", "B 4K", "C 4K", "D 4K" };
+	struct sim_cfg c = { .depth = 4, .secs_ms = ms };
+	int p, i;
+
+	table_head("W1: 4 flows, each 32 outstanding, random 4 KiB sync reads, device D=4");
+	for (p = 0; p < 3; p++) {
+		sim_flows(sm, 4);
+		for (i = 0; i < 4; i++)
+			sim_flow(sm, i, 32, 4096, FQ_REQ_SYNC, 0, 0);
+		c.policy = policies[p];
+		sim_run(sm, &c, seed);
+		print_flows(sm, policies[p], names);
+		sim_reset_results(sm);
+	}
+}
+
+static void w3(struct sim *sm, u64 seed, u64 ms)
+{
+	static const char *names[] = { "4K x32", "1M x32" };
+	static const char *fair[] = { "bytes", "requests" };
+	struct sim_cfg c = { .depth = 4, .secs_ms = ms };
+	char pol[32];
+	int p, k;
+
+	table_head("W3: 4 KiB flow vs 1 MiB flow, each 32 outstanding, device D=4");
+	for (k = 0; k < 2; k++) {
+		for (p = 0; p < 3; p++) {
+			if (k == 1 && p == 0)
+				continue;
+			sim_flows(sm, 2);
+			sim_flow(sm, 0, 32, 4096, FQ_REQ_SYNC, 0, 0);
+			sim_flow(sm, 1, 32, 1 << 20, FQ_REQ_SYNC, 0, 0);
+			c.policy = policies[p];
+			c.fairness = fair[k];
+			sim_run(sm, &c, seed);
+			snprintf(pol, sizeof(pol), "%s%s", policies[p],
+				 p ? (k ? " requests" : " bytes") : "");
+			print_flows(sm, pol, names);
+			sim_reset_results(sm);
+		}
+	}
+}
+
+static void w4(struct sim *sm, u64 seed, u64 ms)
+{
+	static const char *names[] = { "level 0 (w8)", "level 4 (w4)",
+				       "level 7 (w1)" };
+	static const int lvl[3] = { 0, 4, 7 };
+	struct sim_cfg c = { .depth = 4, .secs_ms = ms };
+	double tot, share, want;
+	int p, i;
+
+	printf("\nW4: weights, BE levels 0 / 4 / 7, each 32 outstanding, random 4 KiB, device D=4\n\n");
+	printf("| policy | flow | MB/s | share | weight share | share/weight share | p99 us |\n");
+	printf("|---|---|---|---|---|---|---|\n");
+	for (p = 0; p < 3; p++) {
+		sim_flows(sm, 3);
+		for (i = 0; i < 3; i++)
+			sim_flow(sm, i, 32, 4096, FQ_REQ_SYNC,
+				 FQ_IOPRIO(FQ_CLASS_BE, lvl[i]), 0);
+		c.policy = policies[p];
+		sim_run(sm, &c, seed);
+		tot = total_mbs(sm);
+		for (i = 0; i < 3; i++) {
+			struct sim_flow *f = &sm->f[i];
+			double mbs = (double)f->done_bytes / window_s(sm) / 1e6;
+
+			share = 100.0 * mbs / tot;
+			want = 100.0 * f->weight / 13.0;
+			printf("| %s | %s | %.2f | %.1f%% | %.1f%% | %.3f | %.0f |\n",
+			       policies[p], names[i], mbs, share, want,
+			       share / want, pct(f, 0.99));
+		}
+		sim_reset_results(sm);
+	}
+}
+
+static void w2_one(struct sim *sm, u64 seed, u64 ms, const char *pol,
+		   int depth, const char *idle, double p99_alone)
+{
+	struct sim_cfg c = { .policy = pol, .depth = depth, .idle_us = idle,
+			     .secs_ms = ms };
+	double tot, s_mbs;
+
+	sim_flows(sm, 2);
+	sim_flow(sm, 0, 1, 4096, FQ_REQ_SYNC, 0, 20 * US);
+	sim_flow(sm, 1, 32, 4096, FQ_REQ_SYNC, 0, 0);
+	sim_run(sm, &c, seed);
+	tot = total_mbs(sm);
+	s_mbs = (double)sm->f[0].done_bytes / window_s(sm) / 1e6;
+	printf("| %d | %s | %s | %.1f%% | %.0f | %.0f | %.2f | %.0f | %.1f |\n",
+	       depth, pol, idle ? idle : "0", 100.0 * s_mbs / tot,
+	       pct(&sm->f[0], 0.50), pct(&sm->f[0], 0.99),
+	       pct(&sm->f[0], 0.99) / p99_alone, total_iops(sm), tot);
+	sim_reset_results(sm);
+}
+
+static void w2(struct sim *sm, u64 seed, u64 ms)
+{
+	static const int depths[3] = { 1, 4, 16 };
+	struct sim_cfg c = { .policy = "cfq", .secs_ms = ms };
+	double alone;
+	int d, p;
+
+	printf("\nW2: sync flow S (1 outstanding, next request 20 us after each completion) vs flow B (32 outstanding), random 4 KiB; idle_us=200 when on\n\n");
+	printf("| depth | policy | idle_us | S share | S p50 us | S p99 us | S p99 / alone | total IOPS | total MB/s |\n");
+	printf("|---|---|---|---|---|---|---|---|---|\n");
+	for (d = 0; d < 3; d++) {
+		c.depth = depths[d];
+		sim_flows(sm, 1);
+		sim_flow(sm, 0, 1, 4096, FQ_REQ_SYNC, 0, 20 * US);
+		sim_run(sm, &c, seed);
+		alone = pct(&sm->f[0], 0.99);
+		printf("| %d | S alone | - | 100%% | %.0f | %.0f | 1.00 | %.0f | %.1f |\n",
+		       depths[d], pct(&sm->f[0], 0.50), alone, total_iops(sm),
+		       total_mbs(sm));
+		sim_reset_results(sm);
+		for (p = 0; p < 3; p++) {
+			w2_one(sm, seed, ms, policies[p], depths[d], NULL, alone);
+			if (p)
+				w2_one(sm, seed, ms, policies[p], depths[d],
+				       "200", alone);
+		}
+	}
+}
+
+static void w5(struct sim *sm, u64 seed, u64 ms)
+{
+	struct sim_cfg c = { .depth = 16, .secs_ms = ms };
+	double mn, mx, x, p99max;
+	int p, i;
+
+	printf("\nW5: 1,000 flows, each 1 outstanding random 4 KiB sync read (no think time), device D=16\n\n");
+	printf("| policy | Jain | min MB/s | max MB/s | worst flow p99 us | total MB/s |\n");
+	printf("|---|---|---|---|---|---|\n");
+	for (p = 0; p < 3; p++) {
+		sim_flows(sm, 1000);
+		for (i = 0; i < 1000; i++)
+			sim_flow(sm, i, 1, 4096, FQ_REQ_SYNC, 0, 0);
+		c.policy = policies[p];
+		sim_run(sm, &c, seed);
+		mn = 1e30;
+		mx = 0;
+		p99max = 0;
+		for (i = 0; i < 1000; i++) {
+			x = (double)sm->f[i].done_bytes / window_s(sm) / 1e6;
+			mn = x < mn ? x : mn;
+			mx = x > mx ? x : mx;
+			x = pct(&sm->f[i], 0.99);
+			p99max = x > p99max ? x : p99max;
+		}
+		printf("| %s | %.4f | %.3f | %.3f | %.0f | %.1f |\n", policies[p],
+		       jain(sm), mn, mx, p99max, total_mbs(sm));
+		sim_reset_results(sm);
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+struct cost_run {
+	struct fq_sched *s;
+	struct fq_req *ring[64];
+	unsigned int head, tail;
+	u64 now, rng;
+};
+
+/* @n times: complete the oldest in flight, enqueue it again, dispatch. */
+static void cost_loop(struct cost_run *cr, int n)
+{
+	struct fq_req *rq;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		cr->now += 1000;
+		rq = cr->ring[cr->head++ & 63];
+		fq_sched_complete(cr->s, rq, 0, cr->now);
+		cr->rng ^= cr->rng << 13;
+		cr->rng ^= cr->rng >> 7;
+		cr->rng ^= cr->rng << 17;
+		rq->sector = cr->rng & 0xffffff8;
+		fq_sched_enqueue(cr->s, rq, cr->now);
+		while ((rq = fq_sched_dispatch(cr->s, cr->now)))
+			cr->ring[cr->tail++ & 63] = rq;
+	}
+}
+
+/*
+ * CPU cost of enqueue + dispatch + complete per request with @nflows
+ * flows backlogged (2 requests each), depth 32.  After a warm-up, the
+ * best of 5 timed runs (the host is shared; the minimum is the cost).
+ */
+static double cost_one(const char *pol, int nflows, u64 seed, u32 *mem)
+{
+	enum { WARM = 200000, RUN = 200000, REPEAT = 5 };
+	struct fq_req *reqs = calloc((size_t)nflows * 2, sizeof(*reqs));
+	struct cost_run cr = { .rng = seed | 1 };
+	struct fq_req *rq;
+	struct fq_stats st;
+	double t0, best = 1e30;
+	int i;
+
+	cr.s = fq_sched_create(pol, seed);
+	fq_sched_set(cr.s, "max_flows", "16384");
+	for (i = 0; i < nflows * 2; i++) {
+		reqs[i].key = (u64)(i % nflows) * 7919 + 1;
+		reqs[i].bytes = 4096;
+		reqs[i].flags = FQ_REQ_SYNC;
+		reqs[i].sector = (u64)i * 8;
+		fq_sched_enqueue(cr.s, &reqs[i], cr.now);
+	}
+	while ((rq = fq_sched_dispatch(cr.s, cr.now)))
+		cr.ring[cr.tail++ & 63] = rq;
+	cost_loop(&cr, WARM);
+	for (i = 0; i < REPEAT; i++) {
+		t0 = now_s();
+		cost_loop(&cr, RUN);
+		t0 = now_s() - t0;
+		best = t0 < best ? t0 : best;
+	}
+	fq_sched_stats(cr.s, &st);
+	*mem = st.mem_bytes;
+	while (fq_sched_drain(cr.s))
+		;
+	while (cr.head != cr.tail)
+		fq_sched_complete(cr.s, cr.ring[cr.head++ & 63], 0, cr.now);
+	fq_sched_destroy(cr.s);
+	free(reqs);
+	return best * 1e9 / RUN;
+}
+
+static void cost(u64 seed)
+{
+	static const int nf[4] = { 10, 100, 1000, 10000 };
+	double ns[3][4];
+	u32 mem = 0;
+	int p, i;
+
+	printf("\nW5 cost: enqueue + dispatch + complete per request [ns of thread CPU time on this host, best of 5], "
+	       "every flow backlogged, depth 32, max_flows 16384\n\n");
+	printf("| policy | 10 flows | 100 flows | 1,000 flows | 10,000 flows |\n");
+	printf("|---|---|---|---|---|\n");
+	for (p = 0; p < 3; p++) {
+		for (i = 0; i < 4; i++)
+			ns[p][i] = cost_one(policies[p], nf[i], seed, &mem);
+		printf("| %s | %.0f | %.0f | %.0f | %.0f |\n", policies[p],
+		       ns[p][0], ns[p][1], ns[p][2], ns[p][3]);
+	}
+	printf("\nMemory: %zu bytes per flow (struct fq_flow %s), instance with "
+	       "max_flows 16384: %u bytes (%.0f per pool slot)\n",
+	       fq_sched_flow_size(), "+ 3 table slots", mem, mem / 16384.0);
+}
+
+int main(int argc, char **argv)
+{
+	struct sim sm = { 0 };
+	const char *only = NULL;
+	u64 seed = 1, ms = 2000;
+	int i;
+
+	for (i = 1; i + 1 < argc; i += 2) {
+		if (!strcmp(argv[i], "--seed"))
+			seed = strtoull(argv[i + 1], NULL, 0);
+		else if (!strcmp(argv[i], "--secs"))
+			ms = (u64)(atof(argv[i + 1]) * 1000);
+		else if (!strcmp(argv[i], "--only"))
+			only = argv[i + 1];
+	}
+	printf("fq_sim --seed %llu: device %llu us + %llu ns/byte per request, "
+	       "%.1f s simulated per run (first 10%% not measured)\n",
+	       (unsigned long long)seed,
+	       (unsigned long long)(SIM_COST_REQ_NS / 1000),
+	       (unsigned long long)(SIM_COST_BYTE_PS / 1000), ms / 1000.0);
+	if (!only || !strcmp(only, "W1"))
+		w1(&sm, seed, ms);
+	if (!only || !strcmp(only, "W2"))
+		w2(&sm, seed, ms);
+	if (!only || !strcmp(only, "W3"))
+		w3(&sm, seed, ms);
+	if (!only || !strcmp(only, "W4"))
+		w4(&sm, seed, ms);
+	if (!only || !strcmp(only, "W5"))
+		w5(&sm, seed, ms);
+	if (!only || !strcmp(only, "COST"))
+		cost(seed);
+	sim_reset_results(&sm);
+	free(sm.f);
+	free(sm.heap);
+	return fq_env_warnings ? 1 : 0;
+}
