@@ -53,13 +53,14 @@ void engine_submit(struct req *r)
 	assert(r->conn && !r->error);
 	assert(r->type == NBD_CMD_FLUSH ||
 	       r->offset + r->len <= cfg.exp.size);
-	glue_enqueue(r, now_ns());
+	r->arrive_ns = now_ns();
+	glue_enqueue(r, r->arrive_ns);
 	engine_kick();
 }
 
 static bool use_direct(const struct req *r)
 {
-	uint32_t a = cfg.exp.min_block;
+	uint32_t a = cfg.exp.dio_align;
 
 	return cfg.exp.fd_direct >= 0 && !((r->offset | r->len) & (a - 1));
 }
@@ -182,6 +183,12 @@ static void finish(struct req *r, uint64_t now)
 {
 	assert(eng.inflight > 0);
 	eng.inflight--;
+	devmodel_release(r);
+	if (cfg.verbose > 1)
+		log_msg("trace: type=%u arrive=%llu deadline=%llu finish=%llu",
+			r->type, (unsigned long long)r->arrive_ns / 1000,
+			(unsigned long long)r->deadline_ns / 1000,
+			(unsigned long long)now / 1000);
 	glue_complete(r, r->error ? -EIO : 0, now);
 	conn_complete(r);
 }

@@ -95,7 +95,13 @@ static void export_open_direct(struct nbd_export *exp)
 			exp->path, strerror(errno));
 		return;
 	}
-	exp->min_block = export_probe_align(exp->fd_direct, exp->size);
+	exp->dio_align = export_probe_align(exp->fd_direct, exp->size);
+	/*
+	 * proto.md: the size SHOULD be a multiple of the advertised minimum
+	 * block size.  If it is not, advertise 1 and let the buffered
+	 * descriptor serve what O_DIRECT cannot.
+	 */
+	exp->min_block = exp->size % exp->dio_align ? 1 : exp->dio_align;
 }
 
 int export_open(struct nbd_export *exp, uint64_t create_size, bool buffered)
@@ -103,6 +109,7 @@ int export_open(struct nbd_export *exp, uint64_t create_size, bool buffered)
 	int flags = (exp->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC;
 
 	exp->fd_direct = -1;
+	exp->dio_align = 1;
 	exp->min_block = 1;
 	if (create_size && export_create(exp, create_size) < 0)
 		return -1;
@@ -119,10 +126,10 @@ int export_open(struct nbd_export *exp, uint64_t create_size, bool buffered)
 	}
 	if (!buffered)
 		export_open_direct(exp);
-	log_msg("export %s: size=%llu direct=%s min_block=%u read_only=%d",
+	log_msg("export %s: size=%llu direct=%s dio_align=%u min_block=%u read_only=%d",
 		exp->path, (unsigned long long)exp->size,
-		exp->fd_direct >= 0 ? "yes" : "no", exp->min_block,
-		exp->read_only);
+		exp->fd_direct >= 0 ? "yes" : "no", exp->dio_align,
+		exp->min_block, exp->read_only);
 	return 0;
 }
 

@@ -45,7 +45,8 @@ struct nbd_export {
 	int fd_direct;		/* O_DIRECT descriptor, -1 if refused */
 	int fd_buf;		/* buffered descriptor, always open */
 	uint64_t size;		/* [bytes] */
-	uint32_t min_block;	/* alignment fd_direct needs [bytes] */
+	uint32_t dio_align;	/* alignment fd_direct needs [bytes] */
+	uint32_t min_block;	/* advertised minimum block size [bytes] */
 	bool read_only;
 	bool is_bdev;
 };
@@ -66,6 +67,7 @@ struct req {
 	uint32_t held;		/* bytes counted in conn->held_bytes */
 	int fd;			/* descriptor the backend uses */
 	bool in_sched;		/* passed through fq_sched (glue owns fq) */
+	uint64_t arrive_ns;	/* entered the scheduler [ns] */
 	uint64_t deadline_ns;	/* device model: complete not before [ns] */
 	struct iocb iocb;
 	struct iovec iov;
@@ -104,6 +106,8 @@ struct server_cfg {
 	const char *tcp_port;
 	bool allow_remote;	/* non-loopback bind addresses allowed */
 	const char *fair;	/* "cfq", "sfq" or NULL (FIFO) */
+	const char *fair_set[16];	/* "name=value" sched tunables */
+	unsigned int nfair_set;
 	unsigned int max_conns;
 	int verbose;
 	bool buffered;		/* never use O_DIRECT */
@@ -146,11 +150,13 @@ void engine_stop(void);
 void devmodel_init(const struct devmodel_cfg *dm);
 uint64_t devmodel_ready_at(uint64_t now);
 void devmodel_charge(struct req *r, uint64_t now);
+void devmodel_release(const struct req *r);
 unsigned int devmodel_depth(void);
 
 /* sched_glue.c */
 bool glue_fair_available(void);
-int glue_init(const char *policy, unsigned int depth);
+int glue_init(const char *policy, unsigned int depth,
+	      const char *const *sets, unsigned int nsets);
 void glue_enqueue(struct req *r, uint64_t now);
 struct req *glue_dispatch(uint64_t now);
 void glue_complete(struct req *r, int status, uint64_t now);

@@ -25,7 +25,11 @@
 #include "fairq_nbd.h"
 #include "nbd_proto.h"
 
+#define FAIRQ_NBD_VERSION	"0.1"
+
 enum { EXIT_USAGE = 2, MAX_LISTEN = 8 };
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct server_cfg cfg = {
 	.tcp_addr = "127.0.0.1",
@@ -60,8 +64,11 @@ static const char usage_text[] =
 "                         default 64)\n"
 "      --fair cfq|sfq     queue requests in the fairq sched/ core, one flow\n"
 "                         per connection\n"
+"      --fair-set NAME=VAL  a sched/ tunable (quantum, fairness, buckets,\n"
+"                         idle_us, ...; see sched/fq_sched.h), repeatable\n"
 "\n"
 "  -v, --verbose          log every connection and option\n"
+"  -V, --version          version and whether --fair is built in\n"
 "  -h, --help             this text\n"
 "\n"
 "Exit status: 0 after SIGTERM or SIGINT, 1 on a runtime error, 2 on a\n"
@@ -69,7 +76,7 @@ static const char usage_text[] =
 
 enum {
 	OPT_ALLOW_REMOTE = 256, OPT_MAX_CONNS, OPT_BUFFERED, OPT_BW,
-	OPT_IOPS, OPT_LATENCY, OPT_DEPTH, OPT_FAIR,
+	OPT_IOPS, OPT_LATENCY, OPT_DEPTH, OPT_FAIR, OPT_FAIR_SET,
 };
 
 static const struct option longopts[] = {
@@ -87,7 +94,9 @@ static const struct option longopts[] = {
 	{ "latency-us", required_argument, NULL, OPT_LATENCY },
 	{ "depth", required_argument, NULL, OPT_DEPTH },
 	{ "fair", required_argument, NULL, OPT_FAIR },
+	{ "fair-set", required_argument, NULL, OPT_FAIR_SET },
 	{ "verbose", no_argument, NULL, 'v' },
+	{ "version", no_argument, NULL, 'V' },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -174,7 +183,7 @@ static uint64_t parse_opts(int argc, char **argv)
 	uint64_t size = 0;
 	int c;
 
-	while ((c = getopt_long(argc, argv, "u:p:b:s:rn:vh", longopts,
+	while ((c = getopt_long(argc, argv, "u:p:b:s:rn:vVh", longopts,
 				NULL)) != -1) {
 		switch (c) {
 		case 'u': cfg.unix_path = optarg; break;
@@ -203,8 +212,18 @@ static uint64_t parse_opts(int argc, char **argv)
 			cfg.dm.depth = parse_uint("--depth", optarg, 1, DEPTH_MAX);
 			break;
 		case OPT_FAIR: cfg.fair = optarg; break;
+		case OPT_FAIR_SET:
+			if (cfg.nfair_set == ARRAY_SIZE(cfg.fair_set))
+				usage_error("--fair-set=%s: %s", optarg,
+					    "too many --fair-set options");
+			cfg.fair_set[cfg.nfair_set++] = optarg;
+			break;
 		case 'v': cfg.verbose++; break;
 		case 'h': fputs(usage_text, stdout); exit(0);
+		case 'V':
+			printf("fairq-nbd %s fair=%s\n", FAIRQ_NBD_VERSION,
+			       glue_fair_available() ? "yes" : "no");
+			exit(0);
 		default: fputs("Try 'fairq-nbd --help'.\n", stderr);
 			exit(EXIT_USAGE);
 		}
@@ -399,7 +418,8 @@ int main(int argc, char **argv)
 	if (sfd < 0 || export_open(&cfg.exp, size, cfg.buffered) < 0)
 		return 1;
 	devmodel_init(&cfg.dm);
-	if (glue_init(cfg.fair, devmodel_depth()) < 0 || engine_start() < 0)
+	if (glue_init(cfg.fair, devmodel_depth(), cfg.fair_set,
+		      cfg.nfair_set) < 0 || engine_start() < 0)
 		return 1;
 	nl = open_listeners(lfds);
 	if (nl < 0)

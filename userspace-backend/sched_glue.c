@@ -39,9 +39,31 @@ bool glue_fair_available(void)
 	return true;
 }
 
-static int glue_fair_init(const char *policy, unsigned int depth)
+/* --fair-set name=value, after "depth" so that it can be overridden */
+static int glue_fair_set(const char *set)
+{
+	char name[64];
+	const char *eq = strchr(set, '=');
+	int ret;
+
+	if (!eq || eq == set || (size_t)(eq - set) >= sizeof(name)) {
+		log_msg("--fair-set=%s: want NAME=VALUE", set);
+		return -1;
+	}
+	memcpy(name, set, eq - set);
+	name[eq - set] = 0;
+	ret = fq_sched_set(fqs, name, eq + 1);
+	if (ret < 0)
+		log_msg("--fair-set: sched tunable %s=%s: %s", name, eq + 1,
+			strerror(-ret));
+	return ret < 0 ? -1 : 0;
+}
+
+static int glue_fair_init(const char *policy, unsigned int depth,
+			  const char *const *sets, unsigned int nsets)
 {
 	char val[16];
+	unsigned int i;
 	int ret;
 
 	fqs = fq_sched_create(policy, (uint64_t)now_ns());
@@ -53,9 +75,13 @@ static int glue_fair_init(const char *policy, unsigned int depth)
 	snprintf(val, sizeof(val), "%u", depth);
 	ret = fq_sched_set(fqs, "depth", val);
 	if (ret < 0) {
-		log_msg("--fair: sched tunable depth=%s: error %d", val, ret);
+		log_msg("--fair: sched tunable depth=%s: %s", val,
+			strerror(-ret));
 		return -1;
 	}
+	for (i = 0; i < nsets; i++)
+		if (glue_fair_set(sets[i]) < 0)
+			return -1;
 	return 0;
 }
 
@@ -114,9 +140,12 @@ bool glue_fair_available(void)
 	return false;
 }
 
-static int glue_fair_init(const char *policy, unsigned int depth)
+static int glue_fair_init(const char *policy, unsigned int depth,
+			  const char *const *sets, unsigned int nsets)
 {
 	(void)depth;
+	(void)sets;
+	(void)nsets;
 	log_msg("--fair=%s: this fairq-nbd was built without ../sched (FAIR=no; sched/*.c did not compile at build time)",
 		policy);
 	return -1;
@@ -154,15 +183,20 @@ void glue_fini(void)
 }
 #endif
 
-int glue_init(const char *policy, unsigned int depth)
+int glue_init(const char *policy, unsigned int depth,
+	      const char *const *sets, unsigned int nsets)
 {
+	if (!policy && nsets) {
+		log_msg("--fair-set=%s: needs --fair", sets[0]);
+		return -1;
+	}
 	if (!policy)
 		return 0;
 	if (strcmp(policy, "cfq") && strcmp(policy, "sfq")) {
 		log_msg("--fair=%s: unknown policy (want cfq or sfq)", policy);
 		return -1;
 	}
-	return glue_fair_init(policy, depth);
+	return glue_fair_init(policy, depth, sets, nsets);
 }
 
 void glue_enqueue(struct req *r, uint64_t now)

@@ -174,6 +174,11 @@ static bool range_ok(const struct req *r)
 	return r->offset <= cfg.exp.size && r->len <= cfg.exp.size - r->offset;
 }
 
+static bool aligned(const struct req *r, uint32_t a)
+{
+	return !((r->offset | r->len) & (a - 1));
+}
+
 static uint16_t allowed_flags(uint16_t type)
 {
 	switch (type) {
@@ -220,7 +225,7 @@ static uint32_t check_request(struct conn *c, struct req *r)
 			(unsigned long long)cfg.exp.size);
 		return r->type == NBD_CMD_READ ? NBD_EINVAL : NBD_ENOSPC;
 	}
-	if (c->strict_align && ((r->offset | r->len) & (a - 1))) {
+	if (c->strict_align && !aligned(r, a)) {
 		log_msg("conn %u: command=%s offset=%llu length=%u not aligned to min_block=%u",
 			c->id, cmd_name(r->type), (unsigned long long)r->offset, r->len, a);
 		return NBD_EINVAL;

@@ -104,3 +104,17 @@ now_ms()
 {
 	date +%s%3N
 }
+
+# bench_secs ARGS...: run qemu-img bench on $uri, print its run time [s]
+bench_secs()
+{
+	local out
+	out=$(qemu-img bench -f raw "$@" "$uri" 2>&1) || fail "qemu-img bench $*: $out"
+	awk '/Run completed in/ { print $4 }' <<<"$out"
+}
+
+# within VALUE TARGET PCT: VALUE is within +-PCT percent of TARGET
+within()
+{
+	awk -v v="$1" -v t="$2" -v p="$3" 'BEGIN { exit !(v >= t * (1 - p / 100) && v <= t * (1 + p / 100)) }'
+}

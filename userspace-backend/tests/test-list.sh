@@ -1,0 +1,21 @@
+#!/bin/bash
+# test-list.sh - NBD_OPT_LIST and NBD_OPT_INFO as qemu-nbd --list sees
+# them: the export name, size, transmission flags and block sizes.
+source "$(dirname "$0")/functions.sh"
+requires qemu-nbd --version
+
+start_server --size 8M --name fq0 "$disk"
+qemu-nbd --list -k "$sock" >"$tmp/out" 2>&1 || fail "qemu-nbd --list: $(cat "$tmp/out")"
+cat "$tmp/out" | sed -n '1,20p'
+grep -q "export: 'fq0'" "$tmp/out" || fail "no export fq0"
+grep -q "size:  *8388608" "$tmp/out" || fail "size"
+grep -q "flush" "$tmp/out" && grep -q "fua" "$tmp/out" && grep -q "trim" "$tmp/out" &&
+	grep -q "zeroes" "$tmp/out" && grep -q "multi" "$tmp/out" || fail "flags"
+grep -q "min block: 512" "$tmp/out" && grep -q "max block: 33554432" "$tmp/out" ||
+	fail "block sizes"
+# the named export and the default "" both work
+qemu-io -f raw -c "write -P 0x5 0 4k" "nbd+unix:///fq0?socket=$sock" >/dev/null || fail "named export"
+qio_ok "read -P 0x5 0 4k"
+qemu-io -f raw -c "read 0 4k" "nbd+unix:///other?socket=$sock" >"$tmp/out" 2>&1 &&
+	fail "unknown export name accepted"
+stop_server
