@@ -81,10 +81,15 @@ static int fairq_check_loop(struct fairq_dev *fd, struct block_device *bdev)
 {
 	lockdep_assert_held(&fairq_cfg_lock);
 
-	/* every fairq below is powered and held open by the one above */
+	/*
+	 * Each fairq below is held open by the one above; one removed by
+	 * rmdir anyway has no private_data and no lower device left.
+	 */
 	while (bdev && bdev->bd_disk->fops == &fairq_fops) {
 		struct fairq_dev *below = bdev->bd_disk->private_data;
 
+		if (!below)
+			break;
 		if (below == fd)
 			return -ELOOP;
 		bdev = below->lower.bdev;
@@ -235,6 +240,8 @@ int fairq_power_off(struct fairq_dev *fd, bool force, const char **why)
 	/* flushes the page cache through us, then fences submit_bio */
 	del_gendisk(disk);
 	fairq_io_stop(fd);
+	/* a fairq stacked on us may keep the disk; fd may be freed soon */
+	disk->private_data = NULL;
 	put_disk(disk);
 	fd->disk = NULL;
 	destroy_workqueue(fd->wq);
