@@ -235,17 +235,30 @@ struct fq_pool {
 	u32 max;
 };
 
-/* fq_flow.c: pool, lookup, release */
+/* fq_flow.c: pool, release */
 int fq_pool_alloc(struct fq_pool *p, u32 max_flows);
 void fq_pool_install(struct fq_sched *fqs, struct fq_pool *p);
 void fq_pool_free(struct fq_sched *fqs);
 size_t fq_pool_mem(u32 max_flows);
+struct fq_flow *fq_flow_new(struct fq_sched *fqs, u64 key, u8 flags);
 struct fq_flow *fq_flow_lookup(struct fq_sched *fqs, struct fq_req *rq);
+void fq_flow_unhash(struct fq_sched *fqs, struct fq_flow *fqf);
+void fq_flow_free(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flow_release(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flow_maybe_release(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flows_reap(struct fq_sched *fqs);
+
+/* fq_cfq.c: per-key flows */
+struct fq_flow *fq_cfq_lookup(struct fq_sched *fqs, u64 key);
+void fq_cfq_unhash(struct fq_sched *fqs, struct fq_flow *fqf);
+
+/* fq_sfq.c: buckets and perturbation */
+struct fq_flow *fq_sfq_lookup(struct fq_sched *fqs, u64 key);
+void fq_sfq_unmap(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_sfq_reseed(struct fq_sched *fqs);
 void fq_sfq_perturb(struct fq_sched *fqs, u64 now_ns);
+
+/* fq_switch.c */
 int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows);
 
 /* fq_drr.c: classes, rounds, anticipation */

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_cfq.c - cfq (and fifo) flow lookup: one flow per key, found through
+ * a chained hash table of at least two chains per pool flow, so a lookup
+ * is O(1) expected.  A flow is created on first use from the pool and
+ * freed when drained (see fq_flow.c for the exceptions).
+ */
+#include "fq_internal.h"
+
+static struct fq_flow **fq_hash_slot(struct fq_sched *fqs, u64 key)
+{
+	return &fqs->hash[hash_64(key, fqs->hash_bits)];
+}
+
+void fq_cfq_unhash(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	struct fq_flow **pp;
+
+	for (pp = fq_hash_slot(fqs, fqf->key); *pp; pp = &(*pp)->hnext) {
+		if (*pp == fqf) {
+			*pp = fqf->hnext;
+			return;
+		}
+	}
+}
+
+/* The flow of @key, created if need be; the overflow flow if none left. */
+struct fq_flow *fq_cfq_lookup(struct fq_sched *fqs, u64 key)
+{
+	struct fq_flow **slot = fq_hash_slot(fqs, key);
+	struct fq_flow *fqf;
+
+	for (fqf = *slot; fqf; fqf = fqf->hnext)
+		if (fqf->key == key)
+			return fqf;
+	fqf = fq_flow_new(fqs, key, FQ_FF_HASHED);
+	if (!fqf)
+		return &fqs->overflow;
+	/* fq_flow_new() may have reclaimed a flow of this very chain */
+	fqf->hnext = *slot;
+	*slot = fqf;
+	return fqf;
+}

@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_sfq.c - sfq buckets: bucket = hash(key, seed) & (buckets - 1); a
+ * bucket is a flow taken from the pool when it first gets a request and
+ * freed when drained.  The seed is re-drawn from the core's own PRNG
+ * every perturb_ms, so two heavy keys that collide do not stay together.
+ */
+#include "fq_internal.h"
+
+void fq_sfq_unmap(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	if (fqs->bucket[fqf->key] == fqf)
+		fqs->bucket[fqf->key] = NULL;
+}
+
+/* The bucket of @key, created if need be; the overflow flow if none left. */
+struct fq_flow *fq_sfq_lookup(struct fq_sched *fqs, u64 key)
+{
+	u32 idx = (u32)(fq_hash64(key, fqs->hash_seed) & (fqs->buckets - 1));
+	struct fq_flow *fqf = fqs->bucket[idx];
+
+	if (fqf)
+		return fqf;
+	fqf = fq_flow_new(fqs, idx, FQ_FF_BUCKET);
+	if (!fqf)
+		return &fqs->overflow;
+	fqs->bucket[idx] = fqf;
+	return fqf;
+}
+
+/* Draw the next sfq hash seed from the core's PRNG (splitmix64 steps). */
+void fq_sfq_reseed(struct fq_sched *fqs)
+{
+	fqs->prng += 0x9E3779B97F4A7C15ull;
+	fqs->hash_seed = fq_hash64(fqs->prng, 0);
+}
+
+/*
+ * fq_sfq_perturb - draw a new hash seed every perturb_ms.  Buckets keep
+ * their slot and their queued requests (nothing is stranded: they stay
+ * on the round robin); only keys enqueued from now on hash differently.
+ */
+void fq_sfq_perturb(struct fq_sched *fqs, u64 now_ns)
+{
+	u64 period = (u64)fqs->perturb_ms * 1000000;
+
+	if (!period)
+		return;
+	if (!fqs->perturb_next) {
+		fqs->perturb_next = now_ns + period;
+		return;
+	}
+	if (now_ns < fqs->perturb_next)
+		return;
+	fq_sfq_reseed(fqs);
+	fqs->st.perturbations++;
+	fqs->perturb_next = now_ns + period;
+}

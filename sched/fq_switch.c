@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_switch.c - the rebuild behind a policy, fairness, buckets or
+ * max_flows change: every queued request is taken off its flow and queued
+ * again, in enqueue order, under the new settings.  Nothing is lost, and
+ * nothing is starved: requests keep their enqueue time, so their expiry.
+ */
+#include "fq_internal.h"
+
+/* Detach every queued request from its flow (they stay on fqs->fifo). */
+static void fq_rebuild_detach(struct fq_sched *fqs)
+{
+	struct fq_node *n;
+	u32 i;
+
+	for (i = 0; i < FQ_FIFO_COUNT; i++) {
+		for (n = fqs->fifo[i].next; n != &fqs->fifo[i]; n = n->next)
+			fq_list_del(&fq_entry(n, struct fq_req, fifo)->node);
+	}
+	fq_list_init(&fqs->batch);
+	fqs->nr_batch = 0;
+}
+
+/* Free every flow; flows with requests in flight become orphans. */
+static void fq_rebuild_flows(struct fq_sched *fqs)
+{
+	struct fq_flow *fqf;
+	u32 i;
+
+	fqs->antic = NULL;
+	for (i = 0; i < fqs->max_flows; i++) {
+		fqf = &fqs->pool[i];
+		if (fqf->where == FQ_FW_FREE)
+			continue;
+		fq_list_init(&fqf->link);
+		fq_list_init(&fqf->queue);
+		fqf->where = FQ_FW_NONE;
+		fqf->nr_queued = 0;
+		fqf->nr_batch = 0;
+		if (!fqf->inflight) {
+			fq_flow_free(fqs, fqf);
+			continue;
+		}
+		fq_flow_unhash(fqs, fqf);
+		fqf->flags |= FQ_FF_ORPHAN;
+	}
+	fqf = &fqs->overflow;
+	fq_list_init(&fqf->link);
+	fq_list_init(&fqf->queue);
+	fqf->where = FQ_FW_NONE;
+	fqf->nr_queued = 0;
+	fqf->nr_batch = 0;
+	fqf->ci = FQ_PRIO_COUNT;
+	for (i = 0; i < FQ_PRIO_COUNT; i++) {
+		fq_classq_init(&fqs->cq[i]);
+		fqs->cq[i].round += 2;	/* every old claim is stale */
+	}
+}
+
+/* Queue the detached requests again, oldest first (merge by seq). */
+static void fq_rebuild_requeue(struct fq_sched *fqs)
+{
+	struct fq_node *cur[FQ_FIFO_COUNT];
+	struct fq_req *rq, *best;
+	u32 i;
+
+	for (i = 0; i < FQ_FIFO_COUNT; i++)
+		cur[i] = fqs->fifo[i].next;
+	for (;;) {
+		best = NULL;
+		for (i = 0; i < FQ_FIFO_COUNT; i++) {
+			if (cur[i] == &fqs->fifo[i])
+				continue;
+			rq = fq_entry(cur[i], struct fq_req, fifo);
+			if (!best || rq->seq < best->seq)
+				best = rq;
+		}
+		if (!best)
+			break;
+		i = fq_rq_fifo(best);
+		cur[i] = cur[i]->next;
+		fq_req_insert(fqs, best);
+	}
+}
+
+/*
+ * fq_sched_rebuild - take every queued request off its flow, free the
+ * flows (keeping those with requests in flight as orphans until they
+ * complete), optionally replace the pool by one of @new_max_flows, and
+ * queue the requests again in enqueue order under the current policy and
+ * tunables.  They keep their enqueue time, so their expiry.  Changing the
+ * pool size needs nothing in flight (-EBUSY); -ENOMEM changes nothing.
+ */
+int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows)
+{
+	struct fq_pool np = { 0 };
+	int ret;
+
+	if (new_max_flows != fqs->max_flows) {
+		if (fqs->inflight)
+			return -EBUSY;
+		ret = fq_pool_alloc(&np, new_max_flows);
+		if (ret)
+			return ret;
+	}
+	fq_rebuild_detach(fqs);
+	fq_rebuild_flows(fqs);
+	if (np.pool) {
+		fq_pool_free(fqs);
+		fq_pool_install(fqs, &np);
+	}
+	fq_rebuild_requeue(fqs);
+	return 0;
+}
