@@ -23,7 +23,14 @@
 
 #include "fq_env.h"
 
-/* I/O priority classes, numbered as the kernel's IOPRIO_CLASS_*. */
+/*
+ * I/O priority classes, numbered as the kernel's IOPRIO_CLASS_*.  RT is
+ * served before BE, BE before IDLE; IDLE only once no RT/BE request has
+ * been queued or in flight for idle_grace_ms, and IDLE requests have no
+ * fifo_expire deadline.  Within a class the level (0 = highest) gives the
+ * weight: weight = 8 - level (level 0 -> 8, level 4 -> 4, level 7 -> 1);
+ * a busy flow's share of its class is its weight over the sum of weights.
+ */
 enum fq_class {
 	FQ_CLASS_NONE = 0,	/* treated as BE at level 4 */
 	FQ_CLASS_RT = 1,
@@ -108,7 +115,10 @@ struct fq_stats {
 	struct fq_counts c;
 	u32 queued;		/* requests waiting in the core */
 	u32 inflight;		/* requests dispatched, not yet completed */
-	u32 flows;		/* flows (or busy sfq buckets) that exist now */
+	u32 flows;		/* flows (or sfq buckets) taken from the pool
+				 * now, including drained ones kept for
+				 * their round robin turn until the round
+				 * ends or the device goes idle */
 	u32 flows_max;		/* pool size [flows] */
 	u64 flow_allocs;	/* flows taken from the pool, ever */
 	u64 overflow_enq;	/* requests that went to the overflow flow */
@@ -148,6 +158,11 @@ void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns);
  * IDLE-class work is queued within idle_grace_ms of other work.  A
  * returned request counts as in flight until fq_sched_complete().  After
  * a NULL, the caller asks fq_sched_next_event() when to try again.
+ *
+ * Call it in a loop until NULL: for cfq and sfq the core picks a batch of
+ * up to depth - inflight requests (at most 64) at once and returns them
+ * in sector order, so the caller can submit them under one plug.  Expired
+ * requests (fifo_expire_*_ms) come first, oldest first.
  */
 struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns);
 
@@ -199,7 +214,12 @@ struct fq_req *fq_sched_drain(struct fq_sched *fqs);
  * error nothing changes.  A policy change keeps every queued request
  * queued (none lost, none starved: they keep their enqueue time and so
  * their expiry).  fq_sched_get() writes the value and '\n' into @buf
- * (NUL-terminated) and returns its length, or -EINVAL for an unknown name.
+ * (NUL-terminated) and returns its length, or -EINVAL for an unknown name
+ * (-ERANGE if @len is too small for the value, '\n' and NUL).
+ *
+ * "max_flows" rebuilds the pool: -EBUSY while requests are in flight
+ * (queued ones move to the new pool).  "policy", "fairness" and, under
+ * sfq, "buckets" re-queue every queued request in enqueue order.
  */
 int fq_sched_set(struct fq_sched *fqs, const char *name, const char *val);
 int fq_sched_get(struct fq_sched *fqs, const char *name, char *buf,
