@@ -185,8 +185,10 @@ static void finish(struct req *r, uint64_t now)
 	eng.inflight--;
 	devmodel_release(r);
 	if (cfg.verbose > 1)
-		log_msg("trace: type=%u arrive=%llu deadline=%llu finish=%llu",
+		log_msg("trace: type=%u arrive=%llu start=%llu dispatch=%llu deadline=%llu finish=%llu [us]",
 			r->type, (unsigned long long)r->arrive_ns / 1000,
+			(unsigned long long)r->start_ns / 1000,
+			(unsigned long long)r->dispatch_ns / 1000,
 			(unsigned long long)r->deadline_ns / 1000,
 			(unsigned long long)now / 1000);
 	glue_complete(r, r->error ? -EIO : 0, now);
@@ -292,6 +294,7 @@ static void start_aio(struct req *r, uint64_t now)
 static void start_one(struct req *r, uint64_t now)
 {
 	assert(!r->error);
+	r->dispatch_ns = now;
 	devmodel_charge(r, now);
 	eng.inflight++;
 	if (r->type == NBD_CMD_READ || r->type == NBD_CMD_WRITE)

@@ -114,17 +114,19 @@ void devmodel_charge(struct req *r, uint64_t now)
 	assert(devmodel_ready_at(now) <= now);
 	/* arrive_ns is read by another thread and may be a bit after now */
 	start = max64(max64(r->arrive_ns, slot_take()), floor);
-	if (start > now)
-		start = now;
 	if (dm.cfg.iops) {
 		uint64_t gap = 1000000000ull / dm.cfg.iops;
 
 		/* keep the schedule through lateness, restart after idle */
+		start = max64(start, dm.next_start_ns);
 		if (dm.next_start_ns + gap + CATCHUP_NS < now)
 			dm.next_start_ns = now + gap;
 		else
 			dm.next_start_ns += gap;
 	}
+	if (start > now)
+		start = now;
+	r->start_ns = start;
 	done = start;
 	if (dm.cfg.bw_bps && (r->type == NBD_CMD_READ ||
 			      r->type == NBD_CMD_WRITE)) {

@@ -35,6 +35,7 @@ enum {
 	OPT_MAX_LEN = 64 << 10,		/* largest option payload accepted */
 	DEPTH_DEFAULT = 64,		/* requests in flight on the backend */
 	DEPTH_MAX = 1024,
+	DRAIN_TIMEOUT_S = 10,		/* default --drain-timeout [s] */
 };
 
 /* The one export: a file or block device, opened once. */
@@ -68,6 +69,8 @@ struct req {
 	int fd;			/* descriptor the backend uses */
 	bool in_sched;		/* passed through fq_sched (glue owns fq) */
 	uint64_t arrive_ns;	/* entered the scheduler [ns] */
+	uint64_t start_ns;	/* device model: service started [ns] */
+	uint64_t dispatch_ns;	/* the engine dispatched it [ns] */
 	uint64_t deadline_ns;	/* device model: complete not before [ns] */
 	struct iocb iocb;
 	struct iovec iov;
@@ -109,6 +112,7 @@ struct server_cfg {
 	const char *fair_set[16];	/* "name=value" sched tunables */
 	unsigned int nfair_set;
 	unsigned int max_conns;
+	unsigned int drain_timeout_s;	/* SIGTERM: then cut stuck clients */
 	int verbose;
 	bool buffered;		/* never use O_DIRECT */
 	struct devmodel_cfg dm;
@@ -137,7 +141,7 @@ int handshake(struct conn *c);
 /* transmission.c */
 int conn_start(int fd, const char *peer);
 void conn_shutdown_all(void);
-void conn_wait_all(void);
+void conn_wait_all(unsigned int grace_s);
 unsigned int conn_count(void);
 void conn_complete(struct req *r);
 

@@ -34,6 +34,7 @@ enum { EXIT_USAGE = 2, MAX_LISTEN = 8 };
 struct server_cfg cfg = {
 	.tcp_addr = "127.0.0.1",
 	.max_conns = 64,
+	.drain_timeout_s = DRAIN_TIMEOUT_S,
 	.exp = { .name = "", .desc = "fairq-nbd export" },
 };
 
@@ -48,6 +49,8 @@ static const char usage_text[] =
 "                         allowed); any other address needs --allow-remote\n"
 "      --allow-remote     permit a non-loopback --bind address\n"
 "      --max-conns N      concurrent connections (default 64)\n"
+"      --drain-timeout S  on SIGTERM, cut clients that have not taken\n"
+"                         their replies after S seconds (default 10)\n"
 "\n"
 "Export:\n"
 "  -s, --size SIZE        create FILE (sparse) or extend it to SIZE bytes;\n"
@@ -75,7 +78,7 @@ static const char usage_text[] =
 "usage error.\n";
 
 enum {
-	OPT_ALLOW_REMOTE = 256, OPT_MAX_CONNS, OPT_BUFFERED, OPT_BW,
+	OPT_ALLOW_REMOTE = 256, OPT_MAX_CONNS, OPT_DRAIN, OPT_BUFFERED, OPT_BW,
 	OPT_IOPS, OPT_LATENCY, OPT_DEPTH, OPT_FAIR, OPT_FAIR_SET,
 };
 
@@ -85,6 +88,7 @@ static const struct option longopts[] = {
 	{ "bind", required_argument, NULL, 'b' },
 	{ "allow-remote", no_argument, NULL, OPT_ALLOW_REMOTE },
 	{ "max-conns", required_argument, NULL, OPT_MAX_CONNS },
+	{ "drain-timeout", required_argument, NULL, OPT_DRAIN },
 	{ "size", required_argument, NULL, 's' },
 	{ "read-only", no_argument, NULL, 'r' },
 	{ "name", required_argument, NULL, 'n' },
@@ -195,6 +199,10 @@ static uint64_t parse_opts(int argc, char **argv)
 		case OPT_ALLOW_REMOTE: cfg.allow_remote = true; break;
 		case OPT_MAX_CONNS:
 			cfg.max_conns = parse_uint("--max-conns", optarg, 1, 1024);
+			break;
+		case OPT_DRAIN:
+			cfg.drain_timeout_s = parse_uint("--drain-timeout",
+							 optarg, 0, 3600);
 			break;
 		case 's': size = parse_size("--size", optarg); break;
 		case 'r': cfg.exp.read_only = true; break;
@@ -437,7 +445,7 @@ int main(int argc, char **argv)
 	if (cfg.unix_path)
 		unlink(cfg.unix_path);
 	conn_shutdown_all();
-	conn_wait_all();
+	conn_wait_all(cfg.drain_timeout_s);
 	engine_stop();
 	glue_fini();
 	export_close(&cfg.exp);

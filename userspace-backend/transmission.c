@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
+#include <time.h>
 
 #include "fairq_nbd.h"
 #include "nbd_proto.h"
@@ -461,9 +462,28 @@ void conn_shutdown_all(void)
 	pthread_mutex_unlock(&conns_lock);
 }
 
-void conn_wait_all(void)
+/*
+ * Wait for every connection to finish; after @grace_s seconds, cut the
+ * remaining ones (a client that does not read its replies blocks its
+ * writer in sendmsg()): SHUT_RDWR makes those sends fail, the replies are
+ * dropped, and the drain completes.
+ */
+void conn_wait_all(unsigned int grace_s)
 {
+	struct timespec until;
+	struct conn *c;
+
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += grace_s;
 	pthread_mutex_lock(&conns_lock);
+	while (nconns &&
+	       pthread_cond_timedwait(&conns_cond, &conns_lock, &until) == 0)
+		;
+	if (nconns)
+		log_msg("shutdown: %u connection(s) still busy after %u s; cutting them",
+			nconns, grace_s);
+	for (c = conns; c; c = c->next)
+		shutdown(c->fd, SHUT_RDWR);
 	while (nconns)
 		pthread_cond_wait(&conns_cond, &conns_lock);
 	pthread_mutex_unlock(&conns_lock);

@@ -4,7 +4,7 @@
  * check every answer: the right option reply / NBD error, or a closed
  * connection; and that a well-behaved client still works after each.
  *
- * Usage: nbd-badclient SOCKET SIZE [ro]
+ * Usage: nbd-badclient SOCKET SIZE [ro|stall]
  * Prints one "ok"/"FAIL" line per check; exit 0 only if all passed.
  */
 #include <errno.h>
@@ -418,6 +418,21 @@ static void tx_vanish(void)
 	close(fd);
 }
 
+/* "stall" mode: 64 x 1 MiB reads, never read a reply, wait to be cut. */
+static int stall(void)
+{
+	int fd = open_export(), i;
+
+	if (fd < 0)
+		return 1;
+	for (i = 0; i < 64; i++)
+		send_req(fd, 0, NBD_CMD_READ, i, (uint64_t)i << 20, 1 << 20);
+	printf("stalling\n");
+	fflush(stdout);
+	pause();
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int fd;
@@ -429,6 +444,8 @@ int main(int argc, char **argv)
 	sock_path = argv[1];
 	exp_size = strtoull(argv[2], NULL, 0);
 	read_only = argc > 3 && !strcmp(argv[3], "ro");
+	if (argc > 3 && !strcmp(argv[3], "stall"))
+		return stall();
 	hs_bad_flags();
 	hs_bad_magic();
 	hs_truncated();

@@ -19,3 +19,13 @@ qio_ok "read -P 0x5 0 4k"
 qemu-io -f raw -c "read 0 4k" "nbd+unix:///other?socket=$sock" >"$tmp/out" 2>&1 &&
 	fail "unknown export name accepted"
 stop_server
+
+# Debian's nbd-client (the one the VM uses for /dev/nbd0) lists it too;
+# that needs no kernel module
+if command -v nbd-client >/dev/null; then
+	start_server --size 8M --name fq0 "$disk"
+	nbd-client -l -unix "$sock" >"$tmp/out" 2>&1 || fail "nbd-client -l: $(cat "$tmp/out")"
+	grep -qx "fq0" "$tmp/out" || fail "nbd-client -l: $(cat "$tmp/out")"
+	stop_server
+	echo "qemu-nbd --list and nbd-client -l see export fq0"
+fi

@@ -1,7 +1,8 @@
 #!/bin/bash
 # test-sigterm.sh - SIGTERM while a slow (--bw 4) transfer is in flight:
 # the server drains the requests it accepted, exits 0 quickly, and every
-# 64 KiB block of the backing file is either fully written or untouched.
+# 64 KiB block of the backing file is either fully written or untouched;
+# a client that never reads its replies cannot hold the shutdown.
 source "$(dirname "$0")/functions.sh"
 requires qemu-img --version
 
@@ -29,3 +30,19 @@ for i in $(seq 0 255); do
 done
 echo "figure: $written of 256 blocks written before SIGTERM"
 [ "$written" -ge 4 ] && [ "$written" -lt 256 ] || fail "written=$written (want 4..255)"
+
+# a client that sends 64 MiB of reads and never takes a reply: SIGTERM
+# still ends the server (after --drain-timeout 1), with exit status 0
+start_server --size 64M --drain-timeout 1 "$disk"
+"$badclient" "$sock" $((64 << 20)) stall >"$tmp/stall" 2>&1 &
+stuck=$!
+server_pids="$server_pids $stuck"
+for _ in $(seq 50); do grep -q stalling "$tmp/stall" && break; sleep 0.1; done
+sleep 0.5
+t0=$(now_ms)
+stop_server
+t1=$(now_ms)
+kill "$stuck" 2>/dev/null || :
+echo "figure: exit with a client not reading replies took $((t1 - t0)) ms (--drain-timeout 1)"
+[ $((t1 - t0)) -lt 5000 ] || fail "stuck client held shutdown for $((t1 - t0)) ms"
+grep -q "still busy after 1 s; cutting" "$log" || fail "no log line for cutting the stuck client"
