@@ -55,6 +55,7 @@ struct fairq_dev {
 	struct fq_sched *fqs;		/* created at mkdir, destroyed at release */
 	bool running;			/* accepts and dispatches I/O; fd->lock */
 	unsigned int nr_queued;		/* enqueued, not yet dispatched [requests]; fd->lock */
+	unsigned int nr_inflight;	/* dispatched by the core, not completed; fd->lock */
 	u64 timer_ns;			/* when the hrtimer is armed for [ns]; fd->lock */
 
 	atomic_t pending;		/* clones not yet completed, +1 while running */

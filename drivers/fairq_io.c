@@ -24,6 +24,8 @@
 
 /* no closer than this: a core asking for "now" must not storm the timer */
 #define FAIRQ_TIMER_MIN_NS	(20 * NSEC_PER_USEC)
+/* retry period if the core ever holds requests with no way forward */
+#define FAIRQ_STALL_POLL_NS	(10 * NSEC_PER_MSEC)
 
 static void fairq_arm_timer(struct fairq_dev *fd, u64 next_ns, u64 now_ns)
 {
@@ -49,9 +51,16 @@ static void fairq_collect(struct fairq_dev *fd, u64 now_ns, struct bio_list *lis
 		struct fairq_io *fio = container_of(rq, struct fairq_io, rq);
 
 		fd->nr_queued--;
+		fd->nr_inflight++;
 		bio_list_add(list, &fio->clone);
 	}
 	next_ns = fq_sched_next_event(fd->fqs, now_ns);
+	if (unlikely(!next_ns && fd->nr_queued && !fd->nr_inflight)) {
+		/* no completion and no timer would ever dispatch these */
+		pr_warn_once("%s: sched core holds %u requests without a timer; polling\n",
+			     fd->name, fd->nr_queued);
+		next_ns = now_ns + FAIRQ_STALL_POLL_NS;
+	}
 	if (next_ns)
 		fairq_arm_timer(fd, next_ns, now_ns);
 }
@@ -126,6 +135,7 @@ static void fairq_clone_endio(struct bio *clone)
 		spin_lock_irqsave(&fd->lock, flags);
 		fq_sched_complete(fd->fqs, &fio->rq,
 				  blk_status_to_errno(clone->bi_status), ktime_get_ns());
+		fd->nr_inflight--;
 		/*
 		 * Refill from the work item, never inline: this may be hard
 		 * irq, or a lower driver's thread that our submission could
@@ -264,6 +274,7 @@ void fairq_io_start(struct fairq_dev *fd)
 	atomic_set(&fd->pending, 1);
 	spin_lock_irqsave(&fd->lock, flags);
 	fd->nr_queued = 0;
+	fd->nr_inflight = 0;
 	fd->running = true;
 	spin_unlock_irqrestore(&fd->lock, flags);
 }

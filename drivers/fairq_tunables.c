@@ -218,11 +218,14 @@ int fairq_attr_store(struct fairq_dev *fd, const char *name, const char *buf)
 	else
 		ret = fairq_sched_store(fd, name, buf, &why);
 	if (ret) {
-		/* the value as written, without its newline, at most 64 bytes */
+		/*
+		 * The value as written, without its newline, at most 64
+		 * bytes.  Not ratelimited: only root writes here, and each
+		 * refusal must be explained.
+		 */
 		len = strcspn(buf, "\n");
-		pr_warn_ratelimited("%s: %s: cannot set '%.*s'%s%s: %pe\n", fd->name, name,
-				    min(len, 64), buf, why ? ": " : "", why ?: "",
-				    ERR_PTR(ret));
+		pr_warn("%s: %s: cannot set '%.*s'%s%s: %pe\n", fd->name, name,
+			min(len, 64), buf, why ? ": " : "", why ?: "", ERR_PTR(ret));
 	}
 	return ret;
 }
