@@ -18,6 +18,7 @@
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -348,7 +349,7 @@ static void accept_one(int lfd)
 	}
 	peer_name(fd, peer, sizeof(peer));
 	if (strcmp(peer, "unix"))
-		setsockopt(fd, IPPROTO_TCP, 1 /* TCP_NODELAY */, &one,
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
 			   sizeof(one));
 	conn_start(fd, peer);
 }

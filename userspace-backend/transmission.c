@@ -83,7 +83,7 @@ static int send_reply(struct conn *c, struct req *r)
 	return 0;
 }
 
-static struct req *writer_next(struct conn *c)
+static struct req *writer_next(struct conn *c, bool *broken)
 {
 	struct req *r;
 
@@ -96,6 +96,7 @@ static struct req *writer_next(struct conn *c)
 		if (!c->done_head)
 			c->done_tail = NULL;
 	}
+	*broken = c->broken;
 	pthread_mutex_unlock(&c->lock);
 	return r;
 }
@@ -105,9 +106,9 @@ static void *writer_main(void *arg)
 	struct conn *c = arg;
 	struct req *r;
 
-	while ((r = writer_next(c))) {
-		bool broken = c->broken;
+	bool broken;
 
+	while ((r = writer_next(c, &broken))) {
 		if (!broken && send_reply(c, r) < 0) {
 			log_msg("conn %u: reply handle=0x%llx: %s; dropping further replies",
 				c->id, (unsigned long long)r->handle,
