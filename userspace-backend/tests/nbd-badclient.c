@@ -4,7 +4,7 @@
  * check every answer: the right option reply / NBD error, or a closed
  * connection; and that a well-behaved client still works after each.
  *
- * Usage: nbd-badclient SOCKET SIZE [ro|stall]
+ * Usage: nbd-badclient SOCKET SIZE [ro|stall|hold]
  * Prints one "ok"/"FAIL" line per check; exit 0 only if all passed.
  */
 #include <errno.h>
@@ -278,6 +278,32 @@ static void hs_options(void)
 	close(fd);
 }
 
+/*
+ * A client that did not ask for block sizes may send unaligned requests:
+ * they take the buffered path; aligned ones take O_DIRECT.  Both views of
+ * the file must agree.
+ */
+static void unaligned_mix(int fd)
+{
+	static unsigned char buf[4096], back[4096];
+
+	memset(buf, 0xc3, 100);
+	send_req(fd, 0, NBD_CMD_WRITE, 50, (2 << 20) + 1000, 100);
+	xwrite(fd, buf, 100);
+	check(recv_reply(fd, 50, NULL, 0) == 0, "unaligned WRITE (no block size asked) -> 0");
+	send_req(fd, 0, NBD_CMD_READ, 51, 2 << 20, 4096);
+	check(recv_reply(fd, 51, back, 4096) == 0 && back[999] == 0 &&
+	      back[1000] == 0xc3 && back[1099] == 0xc3 && back[1100] == 0,
+	      "aligned READ sees the unaligned write");
+	memset(buf, 0x3c, sizeof(buf));
+	send_req(fd, 0, NBD_CMD_WRITE, 52, 2 << 20, 4096);
+	xwrite(fd, buf, 4096);
+	check(recv_reply(fd, 52, NULL, 0) == 0, "aligned WRITE -> 0");
+	send_req(fd, 0, NBD_CMD_READ, 53, (2 << 20) + 7, 13);
+	check(recv_reply(fd, 53, back, 13) == 0 && back[0] == 0x3c &&
+	      back[12] == 0x3c, "unaligned READ sees the aligned write");
+}
+
 static void hs_export_name(void)
 {
 	unsigned char b[10];
@@ -290,6 +316,8 @@ static void hs_export_name(void)
 	      "NBD_OPT_EXPORT_NAME \"\" -> size and flags (no zeroes)");
 	check(simple_cmd(fd, 0, NBD_CMD_FLUSH, 0, 0) == 0,
 	      "FLUSH after EXPORT_NAME -> 0");
+	if (!read_only)
+		unaligned_mix(fd);
 	close(fd);
 	fd = greet(NBD_FLAG_C_FIXED_NEWSTYLE);
 	send_opt(fd, NBD_OPT_EXPORT_NAME, "nosuch", 6);
@@ -418,6 +446,19 @@ static void tx_vanish(void)
 	close(fd);
 }
 
+/* "hold" mode: enter transmission, then just keep the connection. */
+static int hold(void)
+{
+	int fd = open_export();
+
+	if (fd < 0)
+		return 1;
+	printf("holding\n");
+	fflush(stdout);
+	pause();
+	return 0;
+}
+
 /* "stall" mode: 64 x 1 MiB reads, never read a reply, wait to be cut. */
 static int stall(void)
 {
@@ -446,6 +487,8 @@ int main(int argc, char **argv)
 	read_only = argc > 3 && !strcmp(argv[3], "ro");
 	if (argc > 3 && !strcmp(argv[3], "stall"))
 		return stall();
+	if (argc > 3 && !strcmp(argv[3], "hold"))
+		return hold();
 	hs_bad_flags();
 	hs_bad_magic();
 	hs_truncated();
