@@ -118,6 +118,66 @@ test_power_off_rules() {
 	log "power-off rules ok, data on $NB"
 }
 
+# Limits come from the lower device; flushes and discards pass straight
+# down and are counted as passthrough.
+test_passthrough() {
+	local q=/sys/block/fqs2/queue l=/sys/block/vdb/queue a p0 p1
+	fairq_create fqs2 /dev/vdb
+	for a in logical_block_size physical_block_size max_hw_sectors_kb \
+		 discard_max_bytes write_cache rotational; do
+		[ "$(cat $q/$a)" = "$(cat $l/$a)" ] ||
+			fail "fqs2 $a is '$(cat $q/$a)', vdb has '$(cat $l/$a)'"
+	done
+	p0=$(awk '$1 == "passthrough_reqs" { print $2 }' /sys/block/fqs2/fairq/stats)
+	dd if=/dev/urandom of=/dev/fqs2 bs=4k count=16 oflag=direct conv=fsync status=none ||
+		fail "write+fsync through fqs2 failed"
+	if [ "$(cat $q/discard_max_bytes)" != 0 ]; then
+		blkdiscard -o 1048576 -l 1048576 /dev/fqs2 || fail "blkdiscard on fqs2 failed"
+	fi
+	p1=$(awk '$1 == "passthrough_reqs" { print $2 }' /sys/block/fqs2/fairq/stats)
+	if [ "$(cat $q/write_cache)" = "write back" ] || [ "$(cat $q/discard_max_bytes)" != 0 ]; then
+		[ "$p1" -gt "$p0" ] || fail "passthrough_reqs stayed at $p0 after fsync/discard"
+	fi
+	log "fqs2 limits match vdb; passthrough_reqs $p0 -> $p1"
+}
+
+# Paths that wait on the hrtimer: anticipation, the IDLE class's grace,
+# sfq perturbation.  Then rmdir while IDLE-class bios sit queued behind a
+# 60 s grace: teardown must send them down at once, not wait.
+test_timers() {
+	local s=/sys/block/fqs2/fairq c=$FAIRQ_CONFIGFS/fqs2 p1 p2 t0 t1
+	require_cmd ionice
+	echo 2000 >$s/idle_us && echo 50 >$s/idle_grace_ms || fail "idle tunables refused"
+	ionice -c3 dd if=/dev/fqs2 of=/dev/null bs=4k count=1000 iflag=direct status=none &
+	p1=$!
+	dd if=/dev/fqs2 of=/dev/null bs=4k count=1000 skip=5000 iflag=direct status=none &
+	p2=$!
+	wait $p1 || fail "idle-class reader failed"
+	wait $p2 || fail "best-effort reader failed"
+	echo sfq >$s/policy && echo 20 >$s/perturb_ms || fail "sfq tunables refused"
+	dd if=/dev/fqs2 of=/dev/null bs=4k count=2000 iflag=direct status=none ||
+		fail "reader under sfq failed"
+	[ "$(awk '$1 == "perturbations" { print $2 }' $s/stats)" -gt 0 ] ||
+		fail "no sfq perturbation counted"
+	echo cfq >$s/policy && echo 0 >$s/idle_us && echo 60000 >$s/idle_grace_ms ||
+		fail "cfq tunables refused"
+	dd if=/dev/fqs2 of=/dev/null bs=4k iflag=direct status=none 2>/dev/null &
+	p2=$!
+	sleep 0.5
+	ionice -c3 dd if=/dev/fqs2 of=/dev/null bs=4k count=100 iflag=direct status=none 2>/dev/null &
+	p1=$!
+	sleep 1
+	log "before rmdir: queued $(awk '$1 == "queued" { print $2 }' $s/stats)"
+	t0=$(date +%s)
+	rmdir $c || fail "rmdir fqs2 under I/O failed"
+	t1=$(date +%s)
+	kill $p1 $p2 2>/dev/null
+	wait $p1 $p2 2>/dev/null
+	[ $((t1 - t0)) -le 10 ] || fail "rmdir under I/O took $((t1 - t0)) s"
+	[ ! -e /sys/block/fqs2 ] || fail "fqs2 still registered after rmdir"
+	log "timer paths ok; rmdir with queued idle-class I/O took $((t1 - t0)) s"
+}
+
 test_rmmod() {
 	if rmmod fairq 2>/dev/null; then
 		fail "rmmod fairq succeeded while $FAIRQ_CONFIGFS/$FQ exists"
@@ -136,6 +196,8 @@ main() {
 	test_flow_lines
 	test_switch
 	test_power_off_rules
+	test_passthrough
+	test_timers
 	test_rmmod
 }
 
