@@ -76,7 +76,11 @@ start_nbd_server() {
 			fail "nbd-client could not connect to nbd-server"
 		echo "nbd0 served by Debian's nbd-server (fairq-nbd not built)"
 	fi
-	wait_for test "$(cat /sys/block/nbd0/size)" -gt 0
+	wait_for nbd0_sized
+}
+
+nbd0_sized() {
+	[ "$(cat /sys/block/nbd0/size)" -gt 0 ]
 }
 
 stop_nbd_server() {

@@ -20,6 +20,21 @@ TIMEOUT=900
 
 CFS=/sys/kernel/config/fairq
 
+# bad_tunables_sample DIR: one of each kind of invalid value, for the
+# sysfs files (they call the same core function as configfs, which gets
+# the full matrix below)
+bad_tunables_sample() {
+	local d=$1
+	write_fails EINVAL "$d/policy" bogus
+	write_fails EINVAL "$d/classify" ""
+	write_fails EINVAL "$d/quantum" abc
+	write_fails EINVAL "$d/depth" -1
+	write_fails EINVAL "$d/idle_us" 8x
+	write_fails ERANGE "$d/depth" 0
+	write_fails ERANGE "$d/perturb_ms" 184467440737095516150
+	write_fails EINVAL "$d/buckets" 48
+}
+
 # bad_tunables DIR: every invalid value of every tunable in DIR
 bad_tunables() {
 	local d=$1 attr
@@ -67,7 +82,7 @@ test_configfs_offline() {
 
 test_sysfs_online() {
 	fairq_create fairq0 /dev/vdb
-	bad_tunables /sys/block/fairq0/fairq
+	bad_tunables_sample /sys/block/fairq0/fairq
 	write_fails EBUSY "$CFS/fairq0/backing" /dev/vdc
 	write_fails EBUSY "$CFS/fairq0/max_flows" 16
 	echo "sysfs online: every bad write refused"
@@ -140,7 +155,7 @@ test_rmdir_under_io() {
 		--ioengine=libaio --rw=randrw --bs=4k --iodepth=32 --size=32M \
 		--time_based --runtime=20 --name=busy >/dev/null 2>&1 &
 	local pid=$!
-	sleep 3
+	wait_for stat_above fairq0 enq_reqs 64
 	write_fails EBUSY "$CFS/fairq0/power" 0
 	rmdir "$CFS/fairq0" || fail "rmdir while busy failed"
 	wait "$pid" 2>/dev/null
