@@ -5,6 +5,10 @@
  *
  *   fq_prop [--seeds N] [--ops N] [--first S]
  *
+ * Built with -DFQ_PROP_LIBFUZZER (clang -fsanitize=fuzzer) the same
+ * driver takes its random numbers from the fuzzer's input instead and
+ * aborts on the first broken property (tests/fq_fuzz, make fuzz).
+ *
  * Each seed is one test case: a fresh instance driven by a PRNG through
  * enqueue, dispatch, complete, clock steps, drains and tunable changes
  * (valid and invalid, policy switches included).  Checked after each:
@@ -31,6 +35,20 @@ static struct prop {
 	u32 queued, inflight, nonidle;
 } P;
 
+#ifdef FQ_PROP_LIBFUZZER
+static const unsigned char *fz_data;
+static size_t fz_len, fz_pos;
+
+static u64 rnd(void)
+{
+	u64 v = 0;
+	int i;
+
+	for (i = 0; i < 4; i++)
+		v = (v << 8) | (fz_pos < fz_len ? fz_data[fz_pos++] : 0);
+	return v;
+}
+#else
 static u64 rnd(void)
 {
 	P.rng ^= P.rng << 13;
@@ -38,6 +56,7 @@ static u64 rnd(void)
 	P.rng ^= P.rng << 17;
 	return P.rng;
 }
+#endif
 
 static u32 rnd_below(u32 n)
 {
@@ -258,10 +277,39 @@ static void prop_account(void)
 	prop_sum.c.enq_reqs += st.c.enq_reqs;
 }
 
+static void one_op(void)
+{
+	u32 op = rnd_below(100);
+
+	if (op < 40)
+		op_enqueue();
+	else if (op < 65)
+		op_dispatch();
+	else if (op < 85)
+		op_complete();
+	else if (op < 92)
+		P.now += rnd_below(12) ? rnd_below(300000) :
+			 rnd_below(400) * 1000000ull;
+	else if (op < 93)
+		op_drain();
+	else
+		op_set();
+	check_counts();
+}
+
+/* ops < 0: as many as the fuzzer's input lasts */
+static bool more_ops(int i, int ops)
+{
+#ifdef FQ_PROP_LIBFUZZER
+	if (ops < 0)
+		return fz_pos < fz_len;
+#endif
+	return i < ops;
+}
+
 static void one_seed(u64 seed, int ops)
 {
 	int i;
-	u32 op;
 
 	memset(&P, 0, sizeof(P));
 	P.rng = seed * 0x9E3779B97F4A7C15ull + 1;
@@ -276,29 +324,34 @@ static void one_seed(u64 seed, int ops)
 		fq_sched_set(P.s, "idle_us", "200");
 	if (seed % 7 == 0)
 		fq_sched_set(P.s, "fairness", "bytes");
-	for (i = 0; i < ops && !fq_test_failed; i++) {
-		op = rnd_below(100);
-		if (op < 40)
-			op_enqueue();
-		else if (op < 65)
-			op_dispatch();
-		else if (op < 85)
-			op_complete();
-		else if (op < 92)
-			P.now += rnd_below(12) ? rnd_below(300000) :
-				 rnd_below(400) * 1000000ull;
-		else if (op < 93)
-			op_drain();
-		else
-			op_set();
-		check_counts();
-	}
+	for (i = 0; more_ops(i, ops) && !fq_test_failed; i++)
+		one_op();
 	if (!fq_test_failed)
 		run_dry();
 	prop_account();
 	fq_sched_destroy(P.s);
 }
 
+#ifdef FQ_PROP_LIBFUZZER
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t len);
+
+int LLVMFuzzerTestOneInput(const unsigned char *data, size_t len)
+{
+	unsigned long w = fq_env_warnings;
+
+	if (len < 4)
+		return 0;
+	fz_data = data;
+	fz_len = len;
+	fz_pos = 0;
+	fq_test_failed = 0;
+	/* the first 4 bytes pick policy and options, like a seed */
+	one_seed(rnd() % 210 + 1, -1);
+	if (fq_test_failed || fq_env_warnings != w)
+		abort();
+	return 0;
+}
+#else
 int main(int argc, char **argv)
 {
 	u64 first = 1, seeds = 100, s;
@@ -338,3 +391,4 @@ int main(int argc, char **argv)
 	printf("prop: %d passed, %d failed\n", passed, failed);
 	return failed ? 1 : 0;
 }
+#endif

@@ -934,6 +934,134 @@ static void t_claim_keeps_turn(void)
 	th_free();
 }
 
+
+/* A new flow joins the next round: it does not cut into a turn. */
+static void t_new_flow_waits_turn(void)
+{
+	u64 keys[8];
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("quantum", "4");
+	for (i = 0; i < 8; i++)
+		th_enq(1, (u64)i, 4096, SYNC, 0);
+	CHECK_EQ(th_run(1, keys), 1);
+	th_enq(2, 0, 4096, SYNC, 0);
+	th_enq(2, 1, 4096, SYNC, 0);
+	CHECK_EQ(th_run(8, keys), 8);
+	/* flow 1 finishes its turn of 4, then flow 2's, then flow 1 */
+	CHECK_EQ(keys[0], 1);
+	CHECK_EQ(keys[1], 1);
+	CHECK_EQ(keys[2], 1);
+	CHECK_EQ(keys[3], 2);
+	CHECK_EQ(keys[4], 2);
+	CHECK_EQ(keys[5], 1);
+	th_free();
+}
+
+/*
+ * Many flows with one request each, completed in dispatch order by a
+ * 4-wide device: every flow gets the same service (no phase lock in
+ * which a flow is always in flight when a round ends).
+ */
+static void many_single_flows(const char *policy)
+{
+	enum { NF = 100, D = 16, WARM = 4000, RUN = 40000 };
+	struct fq_req *q[D], *rq;
+	int cnt[NF] = { 0 }, i, n = 0, mn, mx;
+
+	th_new(policy);
+	th_set("depth", "16");
+	th_set("buckets", "4096");
+	for (i = 0; i < NF; i++)
+		th_enq((u64)i, 0, 4096, SYNC, 0);
+	for (i = 0; i < D; i++)
+		q[i] = th_disp();
+	for (i = 0; i < WARM + RUN; i++) {
+		rq = q[i % D];
+		if (!rq)
+			break;
+		th.now += 7 * US;
+		th_done(rq, 0);
+		if (i >= WARM) {
+			cnt[rq->key]++;
+			n++;
+		}
+		fq_sched_enqueue(th.s, rq, th.now);	/* same request again */
+		q[i % D] = th_disp();
+	}
+	mn = mx = cnt[0];
+	for (i = 0; i < NF; i++) {
+		mn = cnt[i] < mn ? cnt[i] : mn;
+		mx = cnt[i] > mx ? cnt[i] : mx;
+	}
+	/* 40000 completions over 100 flows: 400 each, within 5 % */
+	CHECK_EQ(n, RUN);
+	CHECK(mn * 100 >= 400 * 95);
+	CHECK(mx * 100 <= 400 * 105);
+	for (i = 0; i < D; i++)
+		th.inflight[i] = q[i];
+	th.nin = D;
+	th_free();
+}
+
+static void t_many_single_flows(void)
+{
+	many_single_flows("cfq");
+	many_single_flows("sfq");
+}
+
+/* A full pool first reclaims drained flows that only keep a turn claim. */
+static void t_pool_reclaim(void)
+{
+	struct fq_req *a, *b, *c;
+	struct fq_stats st;
+
+	th_new("cfq");
+	th_set("buckets", "2");
+	th_set("max_flows", "2");
+	th_set("depth", "4");
+	a = th_enq(1, 0, 4096, SYNC, 0);
+	b = th_enq(2, 0, 4096, SYNC, 0);
+	CHECK(th_disp() != NULL);
+	CHECK(th_disp() != NULL);
+	th_done(b, 0);			/* flow 2 drained, keeps its claim */
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows, 2);
+	c = th_enq(3, 0, 4096, SYNC, 0);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.overflow_enq, 0);	/* flow 2's slot was reclaimed */
+	CHECK(c->flow != &th.s->overflow);
+	CHECK(c->flow != a->flow);
+	th_enq(4, 0, 4096, SYNC, 0);	/* now the pool is really full */
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.overflow_enq, 1);
+	th_free();
+}
+
+/* When the device goes idle every drained flow goes back to the pool. */
+static void t_reap_on_idle(void)
+{
+	struct fq_req *rq[3];
+	struct fq_stats st;
+	int i;
+
+	th_new("sfq");
+	for (i = 0; i < 3; i++)
+		th_enq((u64)i, 0, 4096, SYNC, 0);
+	for (i = 0; i < 3; i++)
+		rq[i] = th_disp();
+	th_done(rq[0], 0);
+	th_done(rq[1], 0);
+	fq_sched_stats(th.s, &st);
+	CHECK(st.flows >= 1);
+	th_done(rq[2], 0);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows, 0);
+	th_free();
+}
+
 /* ---- policy switch, drain, pool ---- */
 
 static void t_policy_switch(void)
@@ -1214,6 +1342,10 @@ static const struct fq_test_case cases[] = {
 	{ "anticipation", t_anticipation },
 	{ "anticipation_rt_preempts", t_anticipation_rt_preempts },
 	{ "claim_keeps_turn", t_claim_keeps_turn },
+	{ "new_flow_waits_turn", t_new_flow_waits_turn },
+	{ "many_single_flows", t_many_single_flows },
+	{ "pool_reclaim", t_pool_reclaim },
+	{ "reap_on_idle", t_reap_on_idle },
 	{ "policy_switch", t_policy_switch },
 	{ "policy_switch_fifo_order", t_policy_switch_fifo_order },
 	{ "drain", t_drain },

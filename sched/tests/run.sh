@@ -29,6 +29,18 @@ suite() {
 
 suite unit "$b/fq_unit"
 suite prop "$b/fq_prop" --seeds 200 --ops 4000
+if [ -x "$b/fq_fuzz" ]; then
+	# libFuzzer for a few seconds from an empty corpus; one case
+	if "$b/fq_fuzz" -max_total_time=10 -max_len=4096 \
+		-print_final_stats=0 -artifact_prefix="$b/" >"$b/fuzz.log" 2>&1; then
+		echo "fuzz: $(grep -Eo '#[0-9]+' "$b/fuzz.log" | tail -n 1 | tr -d '#') inputs, no failure"
+		passed=$((passed + 1))
+	else
+		tail -n 30 "$b/fuzz.log"
+		echo "fuzz: FAILED (see $b/fuzz.log and crash-* files)"
+		failed=$((failed + 1))
+	fi
+fi
 if command -v valgrind >/dev/null 2>&1; then
 	suite unit valgrind -q --error-exitcode=99 --leak-check=full \
 		--errors-for-leak-kinds=definite "$b/fq_unit_vg"
