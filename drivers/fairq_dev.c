@@ -131,24 +131,18 @@ static struct gendisk *fairq_setup_disk(struct fairq_dev *fd, const char **why)
 	return disk;
 }
 
-int fairq_power_on(struct fairq_dev *fd, const char **why)
+/* Open backing exclusively (holder: fd) and check it can be stacked on. */
+static int fairq_claim_lower(struct fairq_dev *fd, const char **why)
 {
-	struct gendisk *disk;
 	int ret;
 
-	lockdep_assert_held(&fairq_cfg_lock);
-
-	if (fd->disk)
-		return 0;
-	if (fd->dead)
-		return -ENODEV;
 	if (!fd->backing) {
 		*why = "backing is not set";
 		return -EINVAL;
 	}
 	ret = fairq_lower_open(&fd->lower, fd->backing, fd);
 	if (ret) {
-		*why = "cannot open backing exclusively";
+		*why = "cannot open backing (exclusively, read-write)";
 		return ret;
 	}
 	ret = fairq_check_loop(fd, fd->lower.bdev);
@@ -161,6 +155,27 @@ int fairq_power_on(struct fairq_dev *fd, const char **why)
 		ret = -EOPNOTSUPP;
 		goto out_close;
 	}
+	return 0;
+
+out_close:
+	fairq_lower_close(&fd->lower, fd);
+	return ret;
+}
+
+int fairq_power_on(struct fairq_dev *fd, const char **why)
+{
+	struct gendisk *disk;
+	int ret;
+
+	lockdep_assert_held(&fairq_cfg_lock);
+
+	if (fd->disk)
+		return 0;
+	if (fd->dead)
+		return -ENODEV;
+	ret = fairq_claim_lower(fd, why);
+	if (ret)
+		return ret;
 	ret = bioset_init(&fd->bs, BIO_POOL_SIZE, offsetof(struct fairq_io, clone),
 			  BIOSET_NEED_RESCUER);
 	if (ret)
@@ -202,6 +217,7 @@ out_del:
 	del_gendisk(disk);
 out_stop:
 	fairq_io_stop(fd);
+	disk->private_data = NULL;
 	put_disk(disk);
 out_wq:
 	destroy_workqueue(fd->wq);

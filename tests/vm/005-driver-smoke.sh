@@ -179,9 +179,12 @@ test_timers() {
 }
 
 test_rmmod() {
-	if rmmod fairq 2>/dev/null; then
+	local out
+	if out=$(rmmod fairq 2>&1); then
 		fail "rmmod fairq succeeded while $FAIRQ_CONFIGFS/$FQ exists"
 	fi
+	log "rmmod with an entry: $out"
+	[ "$(cat /sys/module/fairq/refcnt)" -gt 0 ] || fail "no module reference with an entry"
 	[ -d /sys/module/fairq ] || fail "fairq unloaded"
 	fairq_destroy $FQ
 	unload_fairq
