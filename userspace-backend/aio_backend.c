@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * aio_backend.c - the engine: one thread that takes requests from the
+ * The engine: one thread that takes requests from the
  * scheduling glue as the device model allows, submits READ/WRITE with
  * libaio (O_DIRECT where aligned, else the buffered descriptor), hands
  * FLUSH/TRIM/WRITE_ZEROES to a sync worker thread, holds completions
@@ -179,7 +179,7 @@ static void worker_queue(struct req *r)
 
 /* ---- completion ------------------------------------------------------- */
 
-static void finish(struct req *r, uint64_t now)
+static void req_finish(struct req *r, uint64_t now)
 {
 	assert(eng.inflight > 0);
 	eng.inflight--;
@@ -201,7 +201,7 @@ static void io_done(struct req *r, uint64_t now)
 	struct req **pp;
 
 	if (r->deadline_ns <= now) {
-		finish(r, now);
+		req_finish(r, now);
 		return;
 	}
 	for (pp = &eng.timers; *pp; pp = &(*pp)->next)
@@ -217,7 +217,7 @@ static void expire_timers(uint64_t now)
 		struct req *r = eng.timers;
 
 		eng.timers = r->next;
-		finish(r, now);
+		req_finish(r, now);
 	}
 }
 

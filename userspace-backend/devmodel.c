@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * devmodel.c - a slow, predictable disk in front of the real one.
+ * A slow, predictable disk in front of the real one.
  *
  * The model has three independent limits, each off when 0:
  *

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * export.c - open the exported file or block device: an O_DIRECT
+ * Open the exported file or block device: an O_DIRECT
  * descriptor when the file system allows it, a buffered one always (for
  * unaligned requests and as the fallback), the size, the alignment.
  */
@@ -73,7 +73,7 @@ static uint32_t export_probe_align(int fd, uint64_t size)
 
 	if (posix_memalign(&buf, 4096, 4096))
 		return 4096;
-	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		if (size < sizes[i] ||
 		    pread(fd, buf, sizes[i], size >= 2 * sizes[i] ? sizes[i] : 0) ==
 		    (ssize_t)sizes[i]) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * fairq_nbd.h - shared types of fairq-nbd, the NBD server that serves as
+ * Shared types of fairq-nbd, the NBD server that serves as
  * the lower disk of fairq in tests and benchmarks.
  *
  * Data path, one arrow per file:
@@ -24,6 +24,8 @@
 #include <libaio.h>
 
 #include "../sched/fq_sched.h"
+
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 enum {
 	NBD_MAX_PAYLOAD = 32 << 20,	/* largest READ/WRITE [bytes] */
@@ -122,8 +124,11 @@ struct server_cfg {
 extern struct server_cfg cfg;
 
 /* util: logging and time */
-void log_msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-void log_dbg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+#define __printf(a, b)	__attribute__((format(printf, a, b)))
+#define __noreturn	__attribute__((noreturn))
+
+void log_msg(const char *fmt, ...) __printf(1, 2);
+void log_dbg(const char *fmt, ...) __printf(1, 2);
 uint64_t now_ns(void);
 int read_full(int fd, void *buf, size_t len);
 int write_full(int fd, const void *buf, size_t len);

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * handshake.c - the fixed newstyle negotiation: greeting, client flags,
+ * The fixed newstyle negotiation: greeting, client flags,
  * then option haggling until NBD_OPT_GO / NBD_OPT_EXPORT_NAME enters
  * transmission or NBD_OPT_ABORT ends the session.
  */
@@ -141,7 +141,8 @@ static int opt_info_go(struct conn *c, uint32_t opt, unsigned char *d,
 	uint32_t namelen, i;
 	uint16_t nreq;
 
-	if (len < 6 || (namelen = get_be32(d)) > len - 6)
+	namelen = len >= 6 ? get_be32(d) : UINT32_MAX;
+	if (len < 6 || namelen > len - 6)
 		return send_opt_error(c, opt, NBD_REP_ERR_INVALID,
 				      "option length too short for name");
 	nreq = get_be16(d + 4 + namelen);

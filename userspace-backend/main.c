@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * main.c - options, listening sockets, signals, startup and shutdown.
+ * Options, listening sockets, signals, startup and shutdown.
  *
  * Exit status: 0 after SIGTERM/SIGINT (in-flight requests drained),
  * 1 on a runtime error (cannot open the export, bind, ...), 2 on a usage
@@ -30,7 +30,6 @@
 
 enum { EXIT_USAGE = 2, MAX_LISTEN = 8 };
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 struct server_cfg cfg = {
 	.tcp_addr = "127.0.0.1",
@@ -106,9 +105,8 @@ static const struct option longopts[] = {
 	{ NULL, 0, NULL, 0 },
 };
 
-static void __attribute__((noreturn)) usage_error(const char *fmt,
-						  const char *key,
-						  const char *val)
+static void __noreturn usage_error(const char *fmt, const char *key,
+				   const char *val)
 {
 	fprintf(stderr, "fairq-nbd: ");
 	fprintf(stderr, fmt, key, val);
@@ -183,60 +181,83 @@ static bool addr_is_loopback(const char *addr)
 	return false;
 }
 
-static uint64_t parse_opts(int argc, char **argv)
+/* One option; unit-bearing values go through their own parser. */
+static void parse_one(int c, uint64_t *size)
 {
-	uint64_t size = 0;
-	int c;
-
-	while ((c = getopt_long(argc, argv, "u:p:b:s:rn:vVh", longopts,
-				NULL)) != -1) {
-		switch (c) {
-		case 'u': cfg.unix_path = optarg; break;
-		case 'p':
-			parse_uint("--port", optarg, 1, 65535);
-			cfg.tcp_port = optarg;
-			break;
-		case 'b': cfg.tcp_addr = optarg; break;
-		case OPT_ALLOW_REMOTE: cfg.allow_remote = true; break;
-		case OPT_MAX_CONNS:
-			cfg.max_conns = parse_uint("--max-conns", optarg, 1, 1024);
-			break;
-		case OPT_DRAIN:
-			cfg.drain_timeout_s = parse_uint("--drain-timeout",
-							 optarg, 0, 3600);
-			break;
-		case 's': size = parse_size("--size", optarg); break;
-		case 'r': cfg.exp.read_only = true; break;
-		case 'n': cfg.exp.name = optarg; break;
-		case OPT_BUFFERED: cfg.buffered = true; break;
-		case OPT_BW: cfg.dm.bw_bps = parse_bw("--bw", optarg); break;
-		case OPT_IOPS:
-			cfg.dm.iops = parse_uint("--iops", optarg, 1, 10000000);
-			break;
-		case OPT_LATENCY:
-			cfg.dm.latency_ns = 1000 *
-				parse_uint("--latency-us", optarg, 0, 60000000);
-			break;
-		case OPT_DEPTH:
-			cfg.dm.depth = parse_uint("--depth", optarg, 1, DEPTH_MAX);
-			break;
-		case OPT_FAIR: cfg.fair = optarg; break;
-		case OPT_FAIR_SET:
-			if (cfg.nfair_set == ARRAY_SIZE(cfg.fair_set))
-				usage_error("--fair-set=%s: %s", optarg,
-					    "too many --fair-set options");
-			cfg.fair_set[cfg.nfair_set++] = optarg;
-			break;
-		case 'v': cfg.verbose++; break;
-		case 'h': fputs(usage_text, stdout); exit(0);
-		case 'V':
-			printf("fairq-nbd %s fair=%s\n", FAIRQ_NBD_VERSION,
-			       glue_fair_available() ? "yes" : "no");
-			exit(0);
-		default: fputs("Try 'fairq-nbd --help'.\n", stderr);
-			exit(EXIT_USAGE);
-		}
+	switch (c) {
+	case 'u':
+		cfg.unix_path = optarg;
+		break;
+	case 'p':
+		parse_uint("--port", optarg, 1, 65535);
+		cfg.tcp_port = optarg;
+		break;
+	case 'b':
+		cfg.tcp_addr = optarg;
+		break;
+	case OPT_ALLOW_REMOTE:
+		cfg.allow_remote = true;
+		break;
+	case OPT_MAX_CONNS:
+		cfg.max_conns = parse_uint("--max-conns", optarg, 1, 1024);
+		break;
+	case OPT_DRAIN:
+		cfg.drain_timeout_s = parse_uint("--drain-timeout",
+						 optarg, 0, 3600);
+		break;
+	case 's':
+		*size = parse_size("--size", optarg);
+		break;
+	case 'r':
+		cfg.exp.read_only = true;
+		break;
+	case 'n':
+		cfg.exp.name = optarg;
+		break;
+	case OPT_BUFFERED:
+		cfg.buffered = true;
+		break;
+	case OPT_BW:
+		cfg.dm.bw_bps = parse_bw("--bw", optarg);
+		break;
+	case OPT_IOPS:
+		cfg.dm.iops = parse_uint("--iops", optarg, 1, 10000000);
+		break;
+	case OPT_LATENCY:
+		cfg.dm.latency_ns = 1000 *
+			parse_uint("--latency-us", optarg, 0, 60000000);
+		break;
+	case OPT_DEPTH:
+		cfg.dm.depth = parse_uint("--depth", optarg, 1, DEPTH_MAX);
+		break;
+	case OPT_FAIR:
+		cfg.fair = optarg;
+		break;
+	case OPT_FAIR_SET:
+		if (cfg.nfair_set == ARRAY_SIZE(cfg.fair_set))
+			usage_error("--fair-set=%s: %s", optarg,
+				    "too many --fair-set options");
+		cfg.fair_set[cfg.nfair_set++] = optarg;
+		break;
+	case 'v':
+		cfg.verbose++;
+		break;
+	case 'h':
+		fputs(usage_text, stdout);
+		exit(0);
+	case 'V':
+		printf("fairq-nbd %s fair=%s\n", FAIRQ_NBD_VERSION,
+		       glue_fair_available() ? "yes" : "no");
+		exit(0);
+	default:
+		fputs("Try 'fairq-nbd --help'.\n", stderr);
+		exit(EXIT_USAGE);
 	}
+}
+
+/* What no single option can tell: listeners, FILE, combinations. */
+static void check_opts(int argc, char **argv)
+{
 	if (optind != argc - 1)
 		usage_error("%s%s", "expected exactly one FILE argument", "");
 	cfg.exp.path = argv[optind];
@@ -250,6 +271,17 @@ static uint64_t parse_opts(int argc, char **argv)
 	if (cfg.fair && !glue_fair_available())
 		usage_error("--fair=%s: %s", cfg.fair,
 			    "not available: built without ../sched (rebuild with FAIR=yes once sched/ compiles)");
+}
+
+static uint64_t parse_opts(int argc, char **argv)
+{
+	uint64_t size = 0;
+	int c;
+
+	while ((c = getopt_long(argc, argv, "u:p:b:s:rn:vVh", longopts,
+				NULL)) != -1)
+		parse_one(c, &size);
+	check_opts(argc, argv);
 	return size;
 }
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * nbd_proto.h - NBD wire constants as in the NBD protocol document
+ * NBD wire constants as in the NBD protocol document
  * (doc/proto.md of the NetworkBlockDevice/nbd project).  Every field on
  * the wire is big-endian; use the get/put helpers below, never a cast.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sched_glue.c - where requests wait for the disk.
+ * Where requests wait for the disk.
  *
  * Without --fair: one FIFO.  With --fair cfq|sfq: READ and WRITE go
  * through the project's own fair-queueing core (../sched/), one flow per

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * transmission.c - one connection: its reader thread (handshake, then
+ * One connection: its reader thread (handshake, then
  * requests: validate, read payload, hand to the backend), its writer
  * thread (simple replies, in completion order) and its teardown.
  */
@@ -168,7 +168,7 @@ static const char *cmd_name(uint16_t type)
 		[NBD_CMD_RESIZE] = "RESIZE",
 	};
 
-	return type < sizeof(names) / sizeof(names[0]) ? names[type] : "?";
+	return type < ARRAY_SIZE(names) ? names[type] : "?";
 }
 
 static bool range_ok(const struct req *r)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * util.c - logging, the monotonic clock and full reads/writes on sockets.
+ * Logging, the monotonic clock and full reads/writes on sockets.
  */
 #include <errno.h>
 #include <stdarg.h>
