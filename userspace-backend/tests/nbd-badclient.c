@@ -18,6 +18,8 @@
 
 #include "../nbd_proto.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 static const char *sock_path;
 static uint64_t exp_size;
 static int read_only;
@@ -446,6 +448,49 @@ static void tx_vanish(void)
 	close(fd);
 }
 
+/*
+ * Handshake fuzz, fixed seed: after the greeting, options with the right
+ * magic but random option numbers, lengths and data (GO/INFO/LIST/
+ * EXPORT_NAME among them), or plain random bytes.  The server may answer
+ * or close; it must not die.  Replies are drained without checking.
+ */
+static void fuzz_one(unsigned int *seed)
+{
+	static const uint32_t opts[] = { 1, 2, 3, 5, 6, 7, 8, 9, 10, 11, 99 };
+	unsigned char d[512], junk[4096];
+	int fd = greet(rand_r(seed) % 8 ? NBD_FLAG_C_FIXED_NEWSTYLE : 3);
+	int i, n = 1 + rand_r(seed) % 4;
+
+	if (fd < 0)
+		return;
+	for (i = 0; i < n; i++) {
+		uint32_t len = rand_r(seed) % sizeof(d), j;
+		uint32_t opt = opts[rand_r(seed) % ARRAY_SIZE(opts)];
+
+		for (j = 0; j < len; j++)
+			d[j] = rand_r(seed);
+		if (len >= 4 && rand_r(seed) % 2)
+			put_be32(d, rand_r(seed) % (len + 8));	/* name length */
+		if (rand_r(seed) % 10 == 0)
+			xwrite(fd, d, len);			/* no header */
+		else
+			send_opt(fd, opt, d, len);
+	}
+	shutdown(fd, SHUT_WR);
+	while (read(fd, junk, sizeof(junk)) > 0)
+		;
+	close(fd);
+}
+
+static void hs_fuzz(void)
+{
+	unsigned int seed = 20260, i;
+
+	for (i = 0; i < 300; i++)
+		fuzz_one(&seed);
+	check(open_export() >= 0, "300 fuzzed handshakes, server still serves");
+}
+
 /* "hold" mode: enter transmission, then just keep the connection. */
 static int hold(void)
 {
@@ -495,6 +540,7 @@ int main(int argc, char **argv)
 	hs_oversized();
 	hs_options();
 	hs_export_name();
+	hs_fuzz();
 	fd = open_export();
 	check(fd >= 0, "NBD_OPT_GO with INFO_BLOCK_SIZE -> INFO_EXPORT, ACK");
 	tx_errors(fd);
