@@ -20,9 +20,10 @@
  * class's idle lists and are freed when the round their claim belongs to
  * ends (or when the pool needs them).
  *
- * Anticipation (idle_us): when a sync flow drains within its turn, the
- * class and the classes below it are held for it while its requests are
- * in flight and for idle_us after the last one completed.  Higher classes
+ * Anticipation (idle_us): when a sync flow drains within its turn (sfq:
+ * whenever a sync bucket drains, its turn being one request), the class
+ * and the classes below it are held for it while its requests are in
+ * flight and for idle_us after the last one completed.  Higher classes
  * and expired requests are never held.
  *
  * The IDLE class is served only when no RT/BE request has been queued or
@@ -253,13 +254,22 @@ static void fq_classq_next_round(struct fq_sched *fqs, struct fq_classq *cq)
 	fq_list_splice_tail(&cq->next, &cq->cur);
 }
 
+/*
+ * A sync flow drained: hold the turn for it if it is still within its
+ * turn (cfq: credit left in the current round).  An sfq turn is a single
+ * request, so there a sync bucket is held for whenever it drains: the
+ * other buckets then get one request per round each while it thinks.
+ */
 static void fq_antic_start(struct fq_sched *fqs, struct fq_flow *fqf,
 			   const struct fq_req *rq)
 {
-	/* only within its turn: credit left in the current round */
+	u32 round = fqs->cq[fqf->ci].round;
+	bool in_turn = fqf->round == round && fqf->deficit > 0;
+
+	if (fqs->policy == FQ_POL_SFQ && fqf->round == round + 1)
+		in_turn = true;
 	if (!fqs->idle_us || !(rq->flags & FQ_REQ_SYNC) ||
-	    (fqf->flags & FQ_FF_ORPHAN) || fqf->deficit <= 0 ||
-	    fqf->round != fqs->cq[fqf->ci].round)
+	    (fqf->flags & FQ_FF_ORPHAN) || !in_turn)
 		return;
 	fqs->antic = fqf;
 	fqs->antic_blocked = false;

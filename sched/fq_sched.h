@@ -115,10 +115,12 @@ struct fq_stats {
 	struct fq_counts c;
 	u32 queued;		/* requests waiting in the core */
 	u32 inflight;		/* requests dispatched, not yet completed */
-	u32 flows;		/* flows (or sfq buckets) taken from the pool
-				 * now, including drained ones kept for
-				 * their round robin turn until the round
-				 * ends or the device goes idle */
+	/*
+	 * flows (or sfq buckets) taken from the pool now, including drained
+	 * ones kept for their round robin turn until the round ends or the
+	 * device goes idle
+	 */
+	u32 flows;
 	u32 flows_max;		/* pool size [flows] */
 	u64 flow_allocs;	/* flows taken from the pool, ever */
 	u64 overflow_enq;	/* requests that went to the overflow flow */

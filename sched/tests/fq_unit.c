@@ -893,6 +893,36 @@ static void t_anticipation(void)
 	th_free();
 }
 
+static void t_anticipation_sfq(void)
+{
+	struct fq_req *rq, *s1;
+	u64 k[2];
+
+	th_new("sfq");
+	th_set("depth", "4");
+	th_set("idle_us", "1000");
+	sfq_distinct_keys(k, 2);
+	s1 = th_enq(k[0], 0, 4096, SYNC, 0);
+	th_enq(k[1], 0, 4096, 0, 0);
+	th_enq(k[1], 8, 4096, 0, 0);
+	rq = th_disp();
+	CHECK(rq != NULL);
+	if (rq != s1) {			/* bucket order: let k[1] go first */
+		rq = th_disp();
+		CHECK(rq == s1);
+	}
+	CHECK(th_disp() == NULL);	/* held for the drained sync bucket */
+	th.now = 100 * US;
+	th_done(s1, 0);
+	CHECK(th_disp() == NULL);
+	th.now = 150 * US;
+	s1 = th_enq(k[0], 16, 4096, SYNC, 0);
+	rq = th_disp();
+	CHECK(rq != NULL);		/* one request of the other bucket */
+	th.now = 2 * MS;
+	th_free();
+}
+
 static void t_anticipation_rt_preempts(void)
 {
 	struct fq_req *rq, *s;
@@ -1340,6 +1370,7 @@ static const struct fq_test_case cases[] = {
 	{ "expiry_next_event", t_expiry_next_event },
 	{ "depth", t_depth },
 	{ "anticipation", t_anticipation },
+	{ "anticipation_sfq", t_anticipation_sfq },
 	{ "anticipation_rt_preempts", t_anticipation_rt_preempts },
 	{ "claim_keeps_turn", t_claim_keeps_turn },
 	{ "new_flow_waits_turn", t_new_flow_waits_turn },
