@@ -3,7 +3,8 @@
 # a short fairness comparison on a throttled virtio disk (QEMU caps vdc's
 # IOPS, so the disk, not the emulated CPU, is the bottleneck): a light
 # reader (iodepth 2) against a heavy one (iodepth 32), first on the raw
-# disk with mq-deadline, then through fairq0 with cfq.
+# disk with mq-deadline, then through fairq0 with cfq at its default
+# quantum and at quantum=1.
 . /fairq/tests/vm/rc
 
 RUNTIME=${DEMO_RUNTIME:-10}
@@ -46,9 +47,18 @@ read -r rl rh rs rlat <<<"$(pair /dev/vdc)"
 echo none >/sys/block/vdc/queue/scheduler
 fairq_create fairq0 /dev/vdc policy=cfq depth=4
 read -r fl fh fs flat <<<"$(pair /dev/fairq0)"
+fairq_set fairq0 quantum 1
+read -r ql qh qs qlat <<<"$(pair /dev/fairq0)"
 fairq_destroy fairq0
 
 printf '\n%-24s %11s %11s %12s %16s\n' scheduler light_iops heavy_iops light_share light_clat_us
 printf '%-24s %11s %11s %12s %16s\n' "vdc mq-deadline" "$rl" "$rh" "$rs" "$rlat"
-printf '%-24s %11s %11s %12s %16s\n' "fairq0 cfq (depth 4)" "$fl" "$fh" "$fs" "$flat"
+printf '%-24s %11s %11s %12s %16s\n' "fairq0 cfq depth=4" "$fl" "$fh" "$fs" "$flat"
+printf '%-24s %11s %11s %12s %16s\n' "fairq0 cfq depth=4 q=1" "$ql" "$qh" "$qs" "$qlat"
+cat <<'TXT'
+
+With the default quantum (8 requests a turn) a reader that never has 8
+queued gets only what it has queued at each turn; quantum=1 alternates
+one request per flow per turn, so the light reader gets about half.
+TXT
 unload_fairq
