@@ -336,7 +336,8 @@ static double total_iops(const struct sim *sm)
 static const char *const policies[] = { "fifo", "cfq", "sfq" };
 
 /* One table row per flow per policy. */
-static void print_flows(struct sim *sm, const char *pol, const char **names)
+static void print_flows(struct sim *sm, const char *pol,
+			const char *const *names)
 {
 	double tot = total_mbs(sm);
 	int i;
@@ -364,7 +365,7 @@ static void table_head(const char *title)
 
 static void w1(struct sim *sm, u64 seed, u64 ms)
 {
-	static const char *names[] = { "A 4K", "B 4K", "C 4K", "D 4K" };
+	static const char *const names[] = { "A 4K", "B 4K", "C 4K", "D 4K" };
 	struct sim_cfg c = { .depth = 4, .secs_ms = ms };
 	int p, i;
 
@@ -382,8 +383,8 @@ static void w1(struct sim *sm, u64 seed, u64 ms)
 
 static void w3(struct sim *sm, u64 seed, u64 ms)
 {
-	static const char *names[] = { "4K x32", "1M x32" };
-	static const char *fair[] = { "bytes", "requests" };
+	static const char *const names[] = { "4K x32", "1M x32" };
+	static const char *const fair[] = { "bytes", "requests" };
 	struct sim_cfg c = { .depth = 4, .secs_ms = ms };
 	char pol[32];
 	int p, k;
@@ -409,7 +410,7 @@ static void w3(struct sim *sm, u64 seed, u64 ms)
 
 static void w4(struct sim *sm, u64 seed, u64 ms)
 {
-	static const char *names[] = { "level 0 (w8)", "level 4 (w4)",
+	static const char *const names[] = { "level 0 (w8)", "level 4 (w4)",
 				       "level 7 (w1)" };
 	static const int lvl[3] = { 0, 4, 7 };
 	struct sim_cfg c = { .depth = 4, .secs_ms = ms };

@@ -7,9 +7,12 @@
 #include "fq_env.h"
 
 unsigned long fq_env_warnings;
+int fq_env_warn_expected;	/* tests that provoke a warning set this */
 
 void fq_env_warn(const char *file, int line, const char *cond)
 {
 	fq_env_warnings++;
-	fprintf(stderr, "WARNING: %s:%d: %s\n", file, line, cond);
+	fprintf(stderr, "%s: %s:%d: %s\n",
+		fq_env_warn_expected ? "expected warning" : "WARNING",
+		file, line, cond);
 }

@@ -191,7 +191,7 @@ static void snapshot(char *buf)
 static void op_set(void)
 {
 	const char *name = fq_sched_tunables[rnd_below(12)];
-	const char *val = words[rnd_below(sizeof(words) / sizeof(words[0]))];
+	const char *val = words[rnd_below(ARRAY_SIZE(words))];
 	char before[1024], after[1024];
 	int ret;
 

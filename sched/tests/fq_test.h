@@ -13,7 +13,10 @@
 #include <string.h>
 #include "fq_internal.h"
 
+#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
+
 extern int fq_test_failed;	/* failures in the running case */
+extern int fq_env_warn_expected;	/* fq_env_host.c */
 
 #define CHECK(cond) do {						\
 	if (!(cond)) {							\

@@ -142,7 +142,7 @@ static void t_create_defaults(void)
 	unsigned int i;
 
 	th_new(NULL);
-	for (i = 0; i < sizeof(def) / sizeof(def[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(def); i++) {
 		th_get(def[i][0], def[i][1]);
 		CHECK(!strcmp(fq_sched_tunables[i], def[i][0]));
 	}
@@ -211,7 +211,7 @@ static void t_bad_tunables(void)
 
 	th_new("cfq");
 	th_enq(1, 10, 4096, SYNC, 0);
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		const char *const *t;
 		int ret;
 
@@ -252,7 +252,7 @@ static void t_set_get_roundtrip(void)
 	char want[64];
 
 	th_new("cfq");
-	for (i = 0; i < sizeof(set) / sizeof(set[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(set); i++) {
 		th_set(set[i][0], set[i][1]);
 		snprintf(want, sizeof(want), "%s", set[i][1]);
 		if (!strchr(want, '\n'))
@@ -1337,7 +1337,9 @@ static void t_complete_bad_state(void)
 
 	th_new("cfq");
 	rq = th_enq(1, 0, 4096, 0, 0);
+	fq_env_warn_expected = 1;
 	fq_sched_complete(th.s, rq, 0, 0);	/* not dispatched */
+	fq_env_warn_expected = 0;
 	CHECK_EQ(fq_env_warnings, w + 1);
 	fq_env_warnings = w;			/* expected */
 	CHECK_EQ(th.s->queued, 1);
@@ -1393,7 +1395,7 @@ int main(int argc, char **argv)
 	unsigned int i, passed = 0, failed = 0;
 	unsigned long w;
 
-	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
 		if (argc > 1 && strcmp(argv[1], cases[i].name))
 			continue;
 		fq_test_failed = 0;
