@@ -141,6 +141,21 @@ test_passthrough() {
 	log "fqs2 limits match vdb; passthrough_reqs $p0 -> $p1"
 }
 
+# An entry named like an existing disk cannot power on; nothing changes.
+test_name_clash() {
+	local d=$FAIRQ_CONFIGFS/vdc
+	mkdir $d || fail "mkdir $d failed"
+	echo /dev/$NB >$d/backing || fail "backing for vdc refused"
+	expect_errno EEXIST "echo 1 > $d/power"
+	[ "$(cat $d/power)" = 0 ] || fail "vdc entry powered on"
+	[ -b /dev/vdc ] || fail "/dev/vdc gone"
+	# the lower device was released again: another claim works
+	exec 8</dev/$NB
+	exec 8<&-
+	rmdir $d || fail "rmdir $d failed"
+	log "name clash with /dev/vdc refused with EEXIST"
+}
+
 # Paths that wait on the hrtimer: anticipation, the IDLE class's grace,
 # sfq perturbation.  Then rmdir while IDLE-class bios sit queued behind a
 # 60 s grace: teardown must send them down at once, not wait.
@@ -200,6 +215,7 @@ main() {
 	test_switch
 	test_power_off_rules
 	test_passthrough
+	test_name_clash
 	test_timers
 	test_rmmod
 }
