@@ -57,14 +57,14 @@ DMNAME=benchlin
 W=/tmp/bench
 NMEAS=0
 NFAILED=0
-T0=$(cut -d. -f1 /proc/uptime)
+T0=${EPOCHREALTIME%.*}
 mkdir -p "$W"
 rm -f "$W/pause"
 mkfifo "$W/pause"
 exec {PAUSE_FD}<>"$W/pause"
 
 say() {
-	local t=$(($(cut -d. -f1 /proc/uptime) - T0))
+	local t=$((${EPOCHREALTIME%.*} - T0))
 	printf 'fairq-bench: [%02d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*" >/dev/console
 	echo "# [$t s] $*"
 }
@@ -132,8 +132,10 @@ nbd_down() {
 # ---- configurations over a lower device ----
 
 set_sched() {
+	local cur
 	echo "$2" >"/sys/block/$1/queue/scheduler" 2>/dev/null || return 1
-	grep -q "\[$2\]" "/sys/block/$1/queue/scheduler"
+	read -r cur <"/sys/block/$1/queue/scheduler"
+	[[ $cur == *"[$2]"* ]]
 }
 
 fairq_available() {
@@ -145,9 +147,14 @@ fairq_available() {
 }
 
 # cfg_up LOWER CFG [k=v...]: set CFG up over /dev/LOWER; sets TARGET.
+# CFG: a kernel scheduler, dm-linear, or fairq-POLICY[-rec][@KEY]
+# (-rec: the recommended tunables; @KEY: classify=KEY, e.g. @cgroup).
 cfg_up() {
 	local lower=$1 cfg=$2 kv d=$FAIRQ_CONFIGFS/$FQNAME i
 	shift 2
+	case $cfg in
+	*@*) set -- "classify=${cfg#*@}" "$@"; cfg=${cfg%@*} ;;
+	esac
 	case $cfg in
 	none|mq-deadline|bfq|kyber)
 		set_sched "$lower" "$cfg" || return 1
@@ -166,7 +173,8 @@ cfg_up() {
 		set_sched "$lower" none || return 1
 		mkdir "$d" || return 1
 		echo "/dev/$lower" >"$d/backing" || return 1
-		set -- "policy=$(echo "$cfg" | cut -d- -f2)" "$@"
+		kv=${cfg#fairq-}
+		set -- "policy=${kv%-rec}" "$@"
 		case $cfg in *-rec) set -- "$@" $FAIRQ_REC ;; esac
 		for kv in "$@"; do
 			echo "${kv#*=}" >"$d/${kv%%=*}" || { say "fairq: $kv refused"; return 1; }
@@ -183,12 +191,13 @@ cfg_up() {
 }
 
 cfg_down() {
-	local d=$FAIRQ_CONFIGFS/$FQNAME
-	if dmsetup info "$DMNAME" >/dev/null 2>&1; then
+	local d=$FAIRQ_CONFIGFS/$FQNAME p
+	if [ -b "/dev/mapper/$DMNAME" ]; then
 		dmsetup remove --noudevsync "$DMNAME" || dmsetup remove --noudevsync -f "$DMNAME"
 	fi
 	if [ -d "$d" ]; then
-		[ "$(cat "$d/power")" = 1 ] && echo 0 >"$d/power"
+		read -r p <"$d/power"
+		[ "$p" = 1 ] && echo 0 >"$d/power"
 		rmdir "$d"
 	fi
 	return 0
@@ -228,9 +237,13 @@ wl_jobs() {
 		echo "--name=qd1 --filename=$f --rw=randread --bs=4k --iodepth=1" ;;
 	w6qd32)
 		echo "--name=qd32 --filename=$f --rw=randread --bs=4k --iodepth=32" ;;
-	w7-*)	# N processes, one random 4 KiB reader each (iodepth 1)
+	w7-*)	# N threads, one random 4 KiB reader each (iodepth 1): fio
+		# processes take minutes to start under TCG (256 of them did not
+		# start in 4 minutes), threads start at once; fairq keys flows by
+		# pid for this workload (@pid), bfq gives each thread its own
+		# queue anyway (a thread has its own io_context).
 		echo "--name=p --filename=$f --rw=randread --bs=4k --iodepth=1 --numjobs=${wl#w7-}" \
-			"--clat_percentiles=0" ;;
+			"--thread=1 --clat_percentiles=0" ;;
 	esac
 }
 
@@ -281,43 +294,92 @@ sampler() {
 	snap "$lower"
 	b=$SNAP
 	printf '%s\n%s\n' "$a" "$b" >"$out"
-	[ -d "/sys/block/$FQNAME/fairq" ] && cp "/sys/block/$FQNAME/fairq/stats" "$out.fq"
-	grep -iE '^(fairq|fq_)' /proc/slabinfo >"$out.slab" 2>/dev/null
+	local l
+	if [ -d "/sys/block/$FQNAME/fairq" ]; then
+		while IFS= read -r l; do echo "$l"; done <"/sys/block/$FQNAME/fairq/stats" >"$out.fq"
+	fi
+	while IFS= read -r l; do
+		case $l in fairq*|fq_*) echo "$l" ;; esac
+	done </proc/slabinfo >"$out.slab"
 }
 
-# win_json OUT: the sampler's window as a JSON object.
+# win_json OUT: WIN, the sampler's window as a JSON object; WIN_IOPS.
 win_json() {
-	local out=$1
-	awk 'NR == 1 {split($0, a)} NR == 2 {split($0, b)}
-	END {
-		if (NR < 2) { printf "{}"; exit }
-		printf "{\"ms\":%.1f,\"cpu_ms\":%d,\"reads\":%d,\"rsect\":%d,\"writes\":%d,\"wsect\":%d}",
-			(b[1] - a[1]) / 1000, (b[2] - a[2]) * 10, b[3] - a[3], b[4] - a[4], b[5] - a[5], b[6] - a[6]
-	}' "$out"
+	local a b
+	WIN="{}" WIN_IOPS="?"
+	[ -s "$1" ] || return 0
+	{ read -r -a a; read -r -a b; } <"$1"
+	[ "${#b[@]}" -ge 6 ] || return 0
+	local us=$((b[0] - a[0])) n=$((b[2] - a[2] + b[4] - a[4]))
+	WIN=$(printf '{"ms":%d.%d,"cpu_ms":%d,"reads":%d,"rsect":%d,"writes":%d,"wsect":%d}' \
+		$((us / 1000)) $((us % 1000 / 100)) $(((b[1] - a[1]) * 10)) \
+		$((b[2] - a[2])) $((b[3] - a[3])) $((b[4] - a[4])) $((b[5] - a[5])))
+	[ "$us" -gt 0 ] && WIN_IOPS=$((n * 1000000 / us))
+	return 0
 }
 
-# stats_json FILE: fairq's stats file (totals only) as a JSON object.
+# stats_json FILE: STATS, fairq's stats (totals only) as a JSON object.
 stats_json() {
-	[ -s "$1" ] || { printf '{}'; return; }
-	awk 'BEGIN {printf "{"} $1 != "flow" && NF == 2 {
-		v = ($2 ~ /^[0-9]+$/) ? $2 : "\"" $2 "\"";
-		printf "%s\"%s\":%s", (n++ ? "," : ""), $1, v } END {printf "}"}' "$1"
+	local k v rest sep=""
+	STATS="{"
+	if [ -s "$1" ]; then
+		while read -r k v rest; do
+			[ "$k" = flow ] && continue
+			[ -n "$k" ] && [ -z "$rest" ] || continue
+			[[ $v =~ ^[0-9]+$ ]] || v="\"$v\""
+			STATS+="$sep\"$k\":$v"
+			sep=,
+		done <"$1"
+	fi
+	STATS+="}"
 }
 
-# minify: fio's JSON on one line.
-minify() {
-	tr -d '\n\r\t' <"$1" | sed 's/  */ /g'
+# slurp FILE: TEXT, the last 300 characters of the small text FILE on
+# one line, quotes and backslashes dropped; bash only, no exec.
+slurp() {
+	TEXT=""
+	[ -s "$1" ] || return 0
+	IFS= read -r -d '' TEXT <"$1"
+	TEXT=${TEXT: -2000}
+	TEXT=${TEXT//$'\n'/ }
+	TEXT=${TEXT//$'\t'/ }
+	TEXT=${TEXT//$'\r'/}
+	TEXT=${TEXT//\"/}
+	TEXT=${TEXT//\\/}
+	TEXT=${TEXT: -300}
+}
+
+# fio_limit WL: seconds after which a fio run counts as stuck.
+fio_limit() {
+	local n=0
+	case $1 in w7-*) n=${1#w7-} ;; esac
+	echo $((RAMP + RUNTIME + 60 + n / 2))
+}
+
+# stuck_report WHAT: fio did not finish in time: say so, and leave what
+# the driver and the stuck tasks look like in the log.
+stuck_report() {
+	local p
+	say "$1: fio did not finish in time (killed); state in the log"
+	echo "# ---- stuck: $1 ----"
+	[ -r "/sys/block/$FQNAME/fairq/stats" ] && cat "/sys/block/$FQNAME/fairq/stats"
+	for p in /proc/[0-9]*; do
+		read -r st <"$p/stat" 2>/dev/null || continue
+		case $st in *" D "*) echo "# D-state: $st"; cat "$p/stack" 2>/dev/null | head -n 12 ;; esac
+	done 2>/dev/null | head -n 80
+	echo "# ---- end stuck ----"
 }
 
 # measure DEV LOWER CFG WL REP [fairq k=v...]: one measurement, one BENCH line.
 measure() {
 	local dev=$1 lower=$2 cfg=$3 wl=$4 rep=$5 fmt=json rc=0 out=$W/m
 	shift 5
-	if [ -n "$ONLY" ] && ! echo "$dev/$wl/$cfg" | grep -qE -- "$ONLY"; then
+	if [ -n "$ONLY" ] && ! [[ "$dev/$wl/$cfg" =~ $ONLY ]]; then
 		return 0
 	fi
 	NMEAS=$((NMEAS + 1))
-	rm -f "$out".*
+	local f
+	for f in "$out".*; do [ -e "$f" ] && : >"$f"; done
 	if ! cfg_up "$lower" "$cfg" "$@"; then
 		say "$dev $wl $cfg rep $rep: configuration failed"
 		echo "BENCH_ERR {\"dev\":\"$dev\",\"cfg\":\"$cfg\",\"wl\":\"$wl\",\"rep\":$rep,\"why\":\"setup\"}"
@@ -326,39 +388,40 @@ measure() {
 		return 0
 	fi
 	case $wl in w2|w2alone|w4) fmt=json+ ;; esac
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
 	sampler "$lower" "$out.win" &
-	local spid=$! t0 t1
-	t0=$(cut -d' ' -f1 /proc/uptime)
+	local spid=$! t0=${EPOCHREALTIME/./} t1
 	if [ "$wl" = w5 ]; then
 		run_w5 "$out" || rc=$?
 	else
 		# shellcheck disable=SC2046
-		fio $FIO_COMMON --output-format=$fmt --output="$out.fio0" \
-			$(wl_jobs "$wl" "$TARGET") >"$out.err" 2>&1 || rc=$?
+		timeout -k 10 "$(fio_limit "$wl")" fio $FIO_COMMON --output-format=$fmt \
+			--output="$out.fio0" $(wl_jobs "$wl" "$TARGET") >"$out.err" 2>&1 || rc=$?
 	fi
-	t1=$(cut -d' ' -f1 /proc/uptime)
+	[ "$rc" = 124 ] || [ "$rc" = 137 ] && stuck_report "$dev $wl $cfg"
+	t1=${EPOCHREALTIME/./}
 	wait "$spid"
-	local fiojs="" f
-	for f in "$out".fio*; do
+	local fiojs="" wall=$(((10#$t1 - 10#$t0) / 100000))
+	for f in "$out".fio0 "$out".fio1; do
 		[ -s "$f" ] || continue
-		fiojs+=${fiojs:+,}$(minify "$f")
+		# tr, not bash: bash's ${x//a/b} is far too slow on the
+		# megabytes of JSON that hundreds of jobs make.
+		fiojs+=${fiojs:+,}$(tr -d '\n\t\r' <"$f" | tr -s ' ')
 	done
-	printf 'BENCH {"dev":"%s","cfg":"%s","wl":"%s","rep":%d,"rc":%d,"wall_s":%s,"lower":"%s","target":"%s","args":"%s","win":%s,"fairq":%s,"slab":"%s","err":"%s","fio":[%s]}\n' \
-		"$dev" "$cfg" "$wl" "$rep" "$rc" "$(awk -v a="$t0" -v b="$t1" 'BEGIN{printf "%.1f", b - a}')" \
-		"$lower" "$TARGET" "$* $(case $cfg in *-rec) echo "$FAIRQ_REC" ;; esac)" \
-		"$(win_json "$out.win")" "$(stats_json "$out.win.fq")" \
-		"$(tr -s ' \n' ' ' <"$out.win.slab" 2>/dev/null | tr -d '"\\')" \
-		"$(grep -v '^$' "$out.err" | tail -n 3 | tr '\n"\\' '   ' | cut -c1-300)" \
-		"$fiojs"
+	win_json "$out.win"
+	stats_json "$out.win.fq"
+	local extra=""
+	case $cfg in *-rec*) extra=" $FAIRQ_REC" ;; esac
+	case $cfg in *@*) extra=" classify=${cfg#*@}$extra" ;; esac
+	printf 'BENCH {"dev":"%s","cfg":"%s","wl":"%s","rep":%d,"rc":%d,"wall_s":%d.%d,"lower":"%s","target":"%s","args":"%s","win":%s,"fairq":%s,' \
+		"$dev" "$cfg" "$wl" "$rep" "$rc" $((wall / 10)) $((wall % 10)) \
+		"$lower" "$TARGET" "$*$extra" "$WIN" "$STATS"
+	slurp "$out.win.slab"
+	printf '"slab":"%s",' "$TEXT"
+	slurp "$out.err"
+	printf '"err":"%s","fio":[%s]}\n' "$TEXT" "$fiojs"
 	cfg_down
-	local iops
-	iops=$(win_json "$out.win" | awk -F'[:,}]' '{for (i = 1; i < NF; i++) {
-		if ($i ~ /"ms"/) ms = $(i + 1); if ($i ~ /"reads"|"writes"/) n += $(i + 1) }}
-		END {if (ms > 0) printf "%.0f", n * 1000 / ms; else print "?"}')
 	[ "$rc" != 0 ] && NFAILED=$((NFAILED + 1))
-	say "#$NMEAS $dev $wl $cfg rep $rep: lower $iops IO/s, fio rc $rc"
+	say "#$NMEAS $dev $wl $cfg rep $rep: lower $WIN_IOPS IO/s, fio rc $rc, $((wall / 10)).$((wall % 10)) s"
 }
 
 # run_w5 OUT: a buffered writer in cgroup bench-w against a direct reader
@@ -366,6 +429,8 @@ measure() {
 run_w5() {
 	local out=$1 cg=/sys/fs/cgroup rc=0 pw pr
 	mkdir -p "$cg/bench-w" "$cg/bench-r" /mnt/bench
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
 	mount -o noinit_itable "$TARGET" /mnt/bench || return 1
 	# Keep the dirty pages near the device's speed so writeback is steady.
 	echo $((16 << 20)) >/proc/sys/vm/dirty_background_bytes
@@ -403,10 +468,7 @@ round() {
 	shift 3
 	for rep in $(seq "$REPS"); do
 		for cfg in "$@"; do
-			case $cfg in
-			*@cgroup) measure "$dev" "$lower" "${cfg%@cgroup}" "$wl" "$rep" classify=cgroup ;;
-			*) measure "$dev" "$lower" "$cfg" "$wl" "$rep" ;;
-			esac
+			measure "$dev" "$lower" "$cfg" "$wl" "$rep"
 		done
 	done
 }
@@ -475,7 +537,7 @@ plan_full() {
 		done
 		for n in $SCALE_N; do
 			# shellcheck disable=SC2046
-			round nullb-lat nbl "w7-$n" mq-deadline bfq $(fq_cfgs fairq-cfq)
+			round nullb-lat nbl "w7-$n" mq-deadline bfq $(fq_cfgs fairq-cfq@pid)
 		done
 		nullb_drop nbl
 	fi
