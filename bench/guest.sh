@@ -28,7 +28,7 @@ BENCH_ENV=${BENCH_ENV:-/fairq/build/bench/guest.env}
 
 MODE=${BENCH_MODE:-full}		# full | quick
 REPS=${BENCH_REPS:-3}
-RUNTIME=${BENCH_RUNTIME:-4}		# measured seconds per measurement
+RUNTIME=${BENCH_RUNTIME:-3}		# measured seconds per measurement
 RAMP=${BENCH_RAMP:-1}			# unmeasured seconds before that
 ONLY=${BENCH_ONLY:-}			# regexp on "dev/wl/cfg": run only those
 # The device-bound null_blk: timer completions after a fixed service
@@ -49,6 +49,9 @@ NBD_LAT=${BENCH_NBD_LAT:-4000}		# us
 # The tunables recommended for fairness (the "-rec" configurations).
 FAIRQ_REC=${BENCH_FAIRQ_REC:-depth=2 fairness=bytes idle_us=2000}
 SCALE_N=${BENCH_SCALE_N:-16 256 1024}
+SCALE_QD=${BENCH_SCALE_QD:-32}		# hw_queue_depth of the scale disk
+SCALE_RUNTIME=${BENCH_SCALE_RUNTIME:-10}
+SCALE_BIG_REPS=${BENCH_SCALE_BIG_REPS:-1}	# repetitions at >= 1,024 flows
 
 FAIRQ_CONFIGFS=/sys/kernel/config/fairq
 NULLB_CONFIGFS=/sys/kernel/config/nullb
@@ -388,6 +391,13 @@ measure() {
 		return 0
 	fi
 	case $wl in w2|w2alone|w4) fmt=json+ ;; esac
+	if [ "$wl" = w5 ] && ! w5_prepare; then
+		say "$dev $wl $cfg rep $rep: mount failed"
+		echo "BENCH_ERR {\"dev\":\"$dev\",\"cfg\":\"$cfg\",\"wl\":\"$wl\",\"rep\":$rep,\"why\":\"mount\"}"
+		cfg_down
+		NFAILED=$((NFAILED + 1))
+		return 0
+	fi
 	sampler "$lower" "$out.win" &
 	local spid=$! t0=${EPOCHREALTIME/./} t1
 	if [ "$wl" = w5 ]; then
@@ -400,6 +410,7 @@ measure() {
 	[ "$rc" = 124 ] || [ "$rc" = 137 ] && stuck_report "$dev $wl $cfg"
 	t1=${EPOCHREALTIME/./}
 	wait "$spid"
+	[ "$wl" = w5 ] && w5_finish
 	local fiojs="" wall=$(((10#$t1 - 10#$t0) / 100000))
 	for f in "$out".fio0 "$out".fio1; do
 		[ -s "$f" ] || continue
@@ -424,39 +435,48 @@ measure() {
 	say "#$NMEAS $dev $wl $cfg rep $rep: lower $WIN_IOPS IO/s, fio rc $rc, $((wall / 10)).$((wall % 10)) s"
 }
 
+# w5_prepare: mount ext4 on $TARGET and set small dirty limits, before
+# the sampler starts (the mount's own reads must not look like fio's).
+w5_prepare() {
+	mkdir -p /sys/fs/cgroup/bench-w /sys/fs/cgroup/bench-r /mnt/bench
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	mount -o noinit_itable "$TARGET" /mnt/bench || return 1
+	# Small dirty limits: the writer is throttled to what writeback
+	# achieves within a second, so writeback runs all through the window.
+	echo $((4 << 20)) >/proc/sys/vm/dirty_background_bytes
+	echo $((8 << 20)) >/proc/sys/vm/dirty_bytes
+}
+
+w5_finish() {
+	# Writing the ratios clears the byte limits.
+	echo 20 >/proc/sys/vm/dirty_ratio
+	echo 10 >/proc/sys/vm/dirty_background_ratio
+	umount /mnt/bench 2>/dev/null || { sync; sleep 1; umount /mnt/bench; }
+}
+
 # run_w5 OUT: a buffered writer in cgroup bench-w against a direct reader
 # in cgroup bench-r, on ext4 over $TARGET (the reader reads $TARGET).
 run_w5() {
 	local out=$1 cg=/sys/fs/cgroup rc=0 pw pr
-	mkdir -p "$cg/bench-w" "$cg/bench-r" /mnt/bench
-	sync
-	echo 3 >/proc/sys/vm/drop_caches
-	mount -o noinit_itable "$TARGET" /mnt/bench || return 1
-	# Keep the dirty pages near the device's speed so writeback is steady.
-	echo $((16 << 20)) >/proc/sys/vm/dirty_background_bytes
-	echo $((48 << 20)) >/proc/sys/vm/dirty_bytes
 	(
 		echo "$BASHPID" >"$cg/bench-w/cgroup.procs"
 		# shellcheck disable=SC2086
-		exec fio $FIO_COMMON --output-format=json --output="$out.fio0" \
-			--name=writer --filename=/mnt/bench/wfile --size=256M \
-			--rw=write --bs=1M --direct=0 --ioengine=psync
+		exec timeout -k 10 "$(fio_limit w5)" fio $FIO_COMMON --output-format=json \
+			--output="$out.fio0" --name=writer --filename=/mnt/bench/wfile \
+			--size=256M --rw=write --bs=1M --direct=0 --ioengine=psync
 	) >"$out.err" 2>&1 &
 	pw=$!
 	(
 		echo "$BASHPID" >"$cg/bench-r/cgroup.procs"
 		# shellcheck disable=SC2086
-		exec fio $FIO_COMMON --output-format=json+ --output="$out.fio1" \
-			--name=reader --filename="$TARGET" --rw=randread --bs=4k --iodepth=4
+		exec timeout -k 10 "$(fio_limit w5)" fio $FIO_COMMON --output-format=json+ \
+			--output="$out.fio1" --name=reader --filename="$TARGET" \
+			--rw=randread --bs=4k --iodepth=4
 	) >>"$out.err" 2>&1 &
 	pr=$!
 	wait "$pw" || rc=$?
 	wait "$pr" || rc=$?
-	echo 0 >/proc/sys/vm/dirty_bytes
-	echo 0 >/proc/sys/vm/dirty_background_bytes
-	echo 20 >/proc/sys/vm/dirty_ratio
-	echo 10 >/proc/sys/vm/dirty_background_ratio
-	umount /mnt/bench || { sync; sleep 1; umount /mnt/bench; }
 	return "$rc"
 }
 
@@ -473,8 +493,7 @@ round() {
 	done
 }
 
-KERNEL="none mq-deadline bfq kyber"
-FQ_ALL="fairq-fifo fairq-cfq fairq-sfq fairq-cfq-rec fairq-sfq-rec"
+FQ_ALL="fairq-fifo fairq-cfq fairq-sfq fairq-cfq-rec"
 
 setup_info() {
 	modprobe bfq 2>/dev/null || say "bfq does not load"
@@ -506,9 +525,11 @@ plan_quick() {
 }
 
 plan_full() {
-	local m c
+	local m w n rt
+
 	# Calibration: the device-bound disks' throughput tracks their
-	# setting (hw_queue_depth 1, 2, 4 at the same service time).
+	# setting (hw_queue_depth 1, 2, 4 at the same service time); the
+	# unthrottled null_blk shows what the guest's CPU drives.
 	for m in 1 2 4; do
 		# shellcheck disable=SC2046
 		nullb_make "nbc$m" $(nb_bound_args "$m") || continue
@@ -521,25 +542,22 @@ plan_full() {
 		nullb_drop nbcf
 	fi
 
+	# The device-bound null_blk: every workload but 5-7.
 	# shellcheck disable=SC2046
-	nullb_make nbl $(nb_bound_args) || say "no device-bound null_blk"
-	if [ -b /dev/nbl ]; then
-		for w in w1 w2; do
-			# shellcheck disable=SC2046
-			round nullb-lat nbl "$w" $KERNEL dm-linear $(fq_cfgs $FQ_ALL)
-		done
+	if nullb_make nbl $(nb_bound_args); then
 		# shellcheck disable=SC2046
-		round nullb-lat nbl w2alone none $(fq_cfgs fairq-cfq)
-		for w in w3 w4; do
-			# shellcheck disable=SC2046
-			round nullb-lat nbl "$w" none mq-deadline bfq kyber \
-				$(fq_cfgs fairq-cfq fairq-sfq fairq-cfq-rec)
-		done
-		for n in $SCALE_N; do
-			# shellcheck disable=SC2046
-			round nullb-lat nbl "w7-$n" mq-deadline bfq $(fq_cfgs fairq-cfq@pid)
-		done
+		round nullb-lat nbl w1 none mq-deadline bfq kyber dm-linear $(fq_cfgs $FQ_ALL)
+		# shellcheck disable=SC2046
+		round nullb-lat nbl w2 none mq-deadline bfq kyber dm-linear \
+			$(fq_cfgs $FQ_ALL fairq-sfq-rec)
+		round nullb-lat nbl w2alone none
+		# shellcheck disable=SC2046
+		round nullb-lat nbl w3 none mq-deadline bfq $(fq_cfgs fairq-cfq fairq-cfq-rec fairq-sfq-rec)
+		# shellcheck disable=SC2046
+		round nullb-lat nbl w4 none mq-deadline bfq $(fq_cfgs fairq-cfq fairq-cfq-rec)
 		nullb_drop nbl
+	else
+		say "no device-bound null_blk"
 	fi
 
 	# Workload 5: ext4 on a memory-backed twin of the device-bound disk.
@@ -553,10 +571,10 @@ plan_full() {
 	fi
 
 	# The throttled virtio disk.
-	for w in w1 w2; do
-		# shellcheck disable=SC2046
-		round virtio vdc "$w" $KERNEL dm-linear $(fq_cfgs fairq-cfq fairq-cfq-rec)
-	done
+	# shellcheck disable=SC2046
+	round virtio vdc w1 mq-deadline bfq dm-linear $(fq_cfgs fairq-cfq fairq-cfq-rec)
+	# shellcheck disable=SC2046
+	round virtio vdc w2 none mq-deadline bfq kyber dm-linear $(fq_cfgs fairq-cfq fairq-cfq-rec)
 	# shellcheck disable=SC2046
 	round virtio vdc w3 mq-deadline bfq $(fq_cfgs fairq-cfq fairq-cfq-rec)
 
@@ -564,19 +582,58 @@ plan_full() {
 	if nbd_up; then
 		for w in w1 w2; do
 			# shellcheck disable=SC2046
-			round nbd nbd0 "$w" mq-deadline bfq $(fq_cfgs fairq-cfq fairq-cfq-rec)
+			round nbd nbd0 "$w" mq-deadline $(fq_cfgs fairq-cfq fairq-cfq-rec)
 		done
 		nbd_down
 	fi
 
 	# Overhead: unthrottled (CPU-bound) null_blk.
 	if nullb_make nfast size="$NB_SIZE" blocksize=4096 submit_queues=1 irqmode=0 hw_queue_depth=64; then
-		for w in w6qd1 w6qd32; do
-			# shellcheck disable=SC2046
-			round nullb-fast nfast "$w" none dm-linear $(fq_cfgs fairq-fifo fairq-cfq fairq-sfq)
-		done
+		# shellcheck disable=SC2046
+		round nullb-fast nfast w6qd1 none dm-linear $(fq_cfgs fairq-cfq)
+		# shellcheck disable=SC2046
+		round nullb-fast nfast w6qd32 none dm-linear $(fq_cfgs fairq-fifo fairq-cfq fairq-sfq)
 		nullb_drop nfast
 	fi
+
+	# Scale: a wider device-bound null_blk (32 in service), so that each
+	# of 1,024 flows completes enough I/Os for a fairness figure, and a
+	# longer window. 1,024 threads take ~2 minutes to start and stop
+	# under TCG: one repetition of those.
+	# shellcheck disable=SC2046
+	if nullb_make nbs $(nb_bound_args "$SCALE_QD"); then
+		rt=$RUNTIME
+		RUNTIME=$SCALE_RUNTIME
+		for n in $SCALE_N; do
+			local reps=$REPS
+			[ "$n" -ge 1024 ] && REPS=$SCALE_BIG_REPS
+			# shellcheck disable=SC2046
+			round nullb-lat32 nbs "w7-$n" mq-deadline $(fq_cfgs fairq-cfq@pid)
+			REPS=$reps
+		done
+		RUNTIME=$rt
+		nullb_drop nbs
+	fi
+}
+
+# plan_tune: BENCH_TUNE="k=v ...|k=v ...|..." variants of the recommended
+# tunables, each measured as fairq-cfq-rec (and fairq-sfq-rec) on the
+# workloads BENCH_TUNE_WLS of nullb-lat and virtio; the device label
+# carries the variant's number ("nullb-lat#t2").
+plan_tune() {
+	local variants=() v i w
+	IFS='|' read -r -a variants <<<"${BENCH_TUNE:-$FAIRQ_REC}"
+	# shellcheck disable=SC2046
+	nullb_make nbl $(nb_bound_args) || return 0
+	for w in ${BENCH_TUNE_WLS:-w2}; do
+		for i in "${!variants[@]}"; do
+			FAIRQ_REC=${variants[i]}
+			say "variant t$i: $FAIRQ_REC"
+			round "nullb-lat#t$i" nbl "$w" ${BENCH_TUNE_CFGS:-fairq-cfq-rec}
+			round "virtio#t$i" vdc "$w" ${BENCH_TUNE_CFGS:-fairq-cfq-rec}
+		done
+	done
+	nullb_drop nbl
 }
 
 main() {
@@ -586,6 +643,8 @@ main() {
 	[ "$HAVE_FAIRQ" = 1 ] || say "fairq.ko not available: kernel schedulers and dm-linear only"
 	if [ "$MODE" = quick ]; then
 		plan_quick
+	elif [ "$MODE" = tune ]; then
+		plan_tune
 	else
 		plan_full
 	fi
