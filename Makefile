@@ -51,6 +51,10 @@ demo: deps
 	$(MAKE) all
 	vm/demo
 
+bench: deps
+	$(MAKE) all
+	bench/run
+
 clean:
 	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
 	-$(MAKE) -C tools clean
