@@ -141,6 +141,60 @@ test_passthrough() {
 	log "fqs2 limits match vdb; passthrough_reqs $p0 -> $p1"
 }
 
+# flow_key_seen CMD...: run CMD in the background, print the first flow
+# key seen in stats while it runs.
+flow_key_seen() {
+	local pid i key=""
+	"$@" &
+	pid=$!
+	for i in $(seq 60); do
+		key=$(awk '$1 == "flow" { sub("key=", "", $2); print $2; exit }' "$SYS2/stats")
+		[ -n "$key" ] && break
+		sleep 0.05
+	done
+	kill $pid 2>/dev/null
+	wait $pid 2>/dev/null
+	echo "$key"
+}
+
+# Each classify mode keys flows by what it says.
+test_classify() {
+	local key cg=/sys/fs/cgroup
+	SYS2=/sys/block/fqs2/fairq
+	echo pid >$SYS2/classify || fail "classify=pid refused"
+	key=$(flow_key_seen dd if=/dev/fqs2 of=/dev/null bs=4k iflag=direct status=none)
+	[ -n "$key" ] && [ "$key" != 0 ] || fail "classify=pid: flow key '$key'"
+	echo uid >$SYS2/classify || fail "classify=uid refused"
+	# util-linux setpriv only (busybox's cannot change uid)
+	if setpriv --help 2>&1 | grep -q -- --reuid; then
+		# dd opens the device as uid 4321
+		chmod 0666 /dev/fqs2
+		key=$(flow_key_seen setpriv --reuid=4321 --regid=4321 --clear-groups \
+			dd if=/dev/fqs2 of=/dev/null bs=4k iflag=direct status=none)
+		chmod 0660 /dev/fqs2
+		[ "$key" = 4321 ] || fail "classify=uid: flow key '$key', want 4321"
+	fi
+	key=$(flow_key_seen dd if=/dev/fqs2 of=/dev/null bs=4k iflag=direct status=none)
+	[ "$key" = 0 ] || fail "classify=uid as root: flow key $key, want 0"
+	echo cgroup >$SYS2/classify || fail "classify=cgroup refused"
+	if [ ! -e $cg/cgroup.controllers ]; then
+		mount -t cgroup2 none $cg 2>/dev/null || true
+	fi
+	if grep -qw io $cg/cgroup.controllers 2>/dev/null; then
+		echo +io >$cg/cgroup.subtree_control 2>/dev/null
+		mkdir -p $cg/fq005
+		key=$(flow_key_seen sh -c "echo \$\$ > $cg/fq005/cgroup.procs &&
+			exec dd if=/dev/fqs2 of=/dev/null bs=4k iflag=direct status=none")
+		[ "$key" = "$(stat -c %i $cg/fq005)" ] ||
+			fail "classify=cgroup: flow key $key, cgroup id $(stat -c %i $cg/fq005)"
+		rmdir $cg/fq005
+		log "classify pid/uid/cgroup keys ok (cgroup id $key)"
+	else
+		log "classify pid/uid keys ok (no cgroup2 io controller)"
+	fi
+	echo tgid >$SYS2/classify
+}
+
 # An entry named like an existing disk cannot power on; nothing changes.
 test_name_clash() {
 	local d=$FAIRQ_CONFIGFS/vdc
@@ -215,6 +269,7 @@ main() {
 	test_switch
 	test_power_off_rules
 	test_passthrough
+	test_classify
 	test_name_clash
 	test_timers
 	test_rmmod
