@@ -195,6 +195,27 @@ test_classify() {
 	echo tgid >$SYS2/classify
 }
 
+# A lower device error reaches the original bio and the stats.
+test_errors() {
+	local s=/sys/block/fqe/fairq e
+	null_blk_create nullb_e memory_backed=1 size=16
+	cleanup_push null_blk_destroy nullb_e
+	echo "+2048-2055" >$NULLB_CONFIGFS/nullb_e/badblocks 2>/dev/null ||
+		{ log "null_blk has no badblocks: error test skipped"; return 0; }
+	fairq_create fqe /dev/nullb_e
+	dd if=/dev/fqe of=/dev/null bs=4k count=256 iflag=direct status=none ||
+		fail "read of good sectors through fqe failed"
+	if dd if=/dev/fqe of=/dev/null bs=4k skip=256 count=1 iflag=direct status=none 2>/dev/null; then
+		fail "read of a bad block through fqe succeeded"
+	fi
+	e=$(awk '$1 == "errors" { print $2 }' $s/stats)
+	[ "$e" -gt 0 ] || fail "stats errors is $e after a failed read"
+	[ "$(awk '$1 == "inflight" { print $2 }' $s/stats)" = 0 ] || fail "inflight after error"
+	fairq_destroy fqe
+	null_blk_destroy nullb_e
+	log "lower I/O error: EIO to the reader, errors $e in stats"
+}
+
 # An entry named like an existing disk cannot power on; nothing changes.
 test_name_clash() {
 	local d=$FAIRQ_CONFIGFS/vdc
@@ -270,6 +291,7 @@ main() {
 	test_power_off_rules
 	test_passthrough
 	test_classify
+	test_errors
 	test_name_clash
 	test_timers
 	test_rmmod
