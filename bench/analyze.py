@@ -338,10 +338,25 @@ def targets(agg):
 
 # --------------------------------------------------------------- markdown
 
+def _numeric(c):
+    c = str(c).replace(",", "").replace("%", "").replace("+", "").strip()
+    if c in ("-", "inf", ""):
+        return True
+    try:
+        float(c)
+        return True
+    except ValueError:
+        return False
+
+
 def md_table(head, rows):
+    """A markdown table; columns of numbers right-aligned."""
     s = "| " + " | ".join(head) + " |\n"
-    s += "|" + "|".join("---" if i == 0 else "---:" for i in range(len(head))) \
-        + "|\n"
+    align = []
+    for i in range(len(head)):
+        num = i > 0 and all(_numeric(r[i]) for r in rows if i < len(r))
+        align.append("---:" if num else "---")
+    s += "|" + "|".join(align) + "|\n"
     for r in rows:
         s += "| " + " | ".join(str(c) for c in r) + " |\n"
     return s
@@ -435,10 +450,13 @@ def headline(agg):
             continue
         a = agg[(dev, wl, cfg)]
         r = [dev, wl, cfg]
+        # The throughput each table shows: MiB/s for w3/w5, the lower
+        # device's IOPS for w7 (fio's per-thread rates do not add up).
+        tk = "total_mib_s" if tput_unit(wl) == "MiB/s" else \
+            ("lower_iops" if wl.startswith("w7-") else "total_iops")
         for base in ("mq-deadline", "bfq", "dm-linear"):
             b = agg.get((dev, wl, base))
-            r.append(fmt(ratio(a["total_iops"], b["total_iops"]), 2)
-                     if b else "-")
+            r.append(fmt(ratio(a[tk], b[tk]), 2) if b else "-")
         for base in ("mq-deadline", "bfq"):
             b = agg.get((dev, wl, base))
             r.append(f"{fmt(a['jain'], 3)} / {fmt(b['jain'], 3)}"
@@ -614,10 +632,25 @@ def plot_shares(agg, dev, wl, out_dir):
                 for n in names) + "\n")
     png = f"share_{dev}_{wl}.png"
     cols = " ".join(str(i) for i in range(2, len(names) + 2))
+    # Dashed lines where the shares would end if the scheduler were fair:
+    # equal shares, or for workload 4 the weights 8:4:1 (idle: 0).
+    if wl == "w4":
+        wsum = sum(W4_WEIGHTS.values())
+        cuts, acc = [], 0
+        for n in names[:-1]:
+            acc += W4_WEIGHTS.get(n, 0)
+            cuts.append(acc / wsum)
+    else:
+        cuts = [k / len(names) for k in range(1, len(names))]
+    arrows = "\n".join(f"set arrow from graph 0, first {c:.4f} to graph 1, "
+                       f"first {c:.4f} nohead dt 2 lw 1.5 lc rgb 'black' front"
+                       for c in cuts)
+    fair = "weights 8:4:1:0" if wl == "w4" else "equal shares"
     script = f"""
 set terminal pngcairo size 900,420 font ",10"
 set output '{png}'
-set title "{dev}, workload {wl}: each process's share of the throughput (bytes/s)"
+set title "{dev}, workload {wl}: each process's share of the throughput (bytes/s); dashed: {fair}"
+{arrows}
 set style data histograms
 set style histogram rowstacked
 set style fill solid 0.85 border -1
