@@ -60,18 +60,18 @@ test_null_blk() {
 }
 
 start_nbd_server() {
-	truncate -s 256M /tmp/nbd.img
+	truncate -s 256M /tmp/010-nbd.img
 	ip link set lo up 2>/dev/null || true
 	if command -v fairq-nbd >/dev/null; then
-		fairq-nbd --unix /tmp/nbd.sock /tmp/nbd.img >/tmp/nbd.log 2>&1 &
+		fairq-nbd --unix /tmp/010-nbd.sock /tmp/010-nbd.img >/tmp/010-nbd.log 2>&1 &
 		NBD_PID=$!
-		wait_for test -S /tmp/nbd.sock
-		nbd-client -unix /tmp/nbd.sock /dev/nbd0 -N "" -b 4096 >/dev/null ||
-			fail "nbd-client could not connect to fairq-nbd: $(cat /tmp/nbd.log)"
+		wait_for test -S /tmp/010-nbd.sock
+		nbd-client -unix /tmp/010-nbd.sock /dev/nbd0 -N "" -b 4096 >/dev/null ||
+			fail "nbd-client could not connect to fairq-nbd: $(cat /tmp/010-nbd.log)"
 		echo "nbd0 served by fairq-nbd"
 	else
-		printf '[generic]\n[export]\nexportname = /tmp/nbd.img\n' >/tmp/nbd.conf
-		nbd-server -C /tmp/nbd.conf 10809 >/tmp/nbd.log 2>&1
+		printf '[generic]\n[export]\nexportname = /tmp/010-nbd.img\n' >/tmp/010-nbd.conf
+		nbd-server -C /tmp/010-nbd.conf 10809 >/tmp/010-nbd.log 2>&1
 		nbd-client 127.0.0.1 10809 /dev/nbd0 -N export -b 4096 >/dev/null ||
 			fail "nbd-client could not connect to nbd-server"
 		echo "nbd0 served by Debian's nbd-server (fairq-nbd not built)"
@@ -87,6 +87,7 @@ stop_nbd_server() {
 	nbd-client -d /dev/nbd0 >/dev/null 2>&1 || true
 	[ -n "${NBD_PID:-}" ] && kill "$NBD_PID" 2>/dev/null
 	killall nbd-server 2>/dev/null || true
+	rm -f /tmp/010-nbd.img
 }
 
 test_nbd() {

@@ -1,7 +1,9 @@
 #!/bin/bash
-# Fairness smoke: a bandwidth-limited null_blk (mbps=16, so the device,
-# not the TCG guest's CPU, is the bottleneck), two random-read fio
-# processes of iodepth 4 and 32 for 12 s each run.
+# Fairness smoke: a bandwidth-limited null_blk (mbps=4: 64 reads of 64 KiB
+# a second, about 15 ms each, so the device and not the TCG guest's CPU
+# is the bottleneck, and fio's time to resubmit is small against the
+# service time even on a loaded host), two random-read fio processes of
+# iodepth 4 and 32 for 12 s each run.
 #
 # Raw device with mq-deadline: the device serves what is queued, so the
 # shares follow the queue depths: the light reader gets about 4/36 = 11%.
@@ -36,7 +38,7 @@ share() {
 }
 
 load_fairq
-null_blk_create nullb1 mbps=16 size=256 hw_queue_depth=64 irqmode=0
+null_blk_create nullb1 mbps=4 size=256 hw_queue_depth=64 irqmode=0
 echo mq-deadline >/sys/block/nullb1/queue/scheduler || fail "no mq-deadline"
 read -r rl rh <<<"$(read_pair /dev/nullb1)"
 raw=$(share "$rl" "$rh")

@@ -9,18 +9,26 @@ DESCRIPTION="fairq over nbd (fairq-nbd): verify, server killed under I/O"
 TIMEOUT=600
 . /fairq/tests/vm/rc
 
-SOCK=/tmp/nbd.sock
-IMG=/tmp/nbd.img
+# names of its own: other tests in the same boot use /tmp too
+SOCK=/tmp/080-nbd.sock
+IMG=/tmp/080-nbd.img
+LOG=/tmp/080-nbd.log
 
 start_server() {
 	rm -f "$SOCK"
 	fairq-nbd --unix "$SOCK" --size 128M --latency-us 2000 --depth 4 \
-		"$IMG" >>/tmp/nbd.log 2>&1 &
+		"$IMG" >>"$LOG" 2>&1 &
 	NBD_PID=$!
-	wait_for test -S "$SOCK"
+	wait_for server_listening
 	nbd-client -unix "$SOCK" /dev/nbd0 -b 4096 -t 5 >/dev/null ||
-		fail "nbd-client could not connect: $(cat /tmp/nbd.log)"
+		fail "nbd-client could not connect: $(cat "$LOG")"
 	wait_for nbd0_sized
+}
+
+server_listening() {
+	[ -S "$SOCK" ] && return 0
+	kill -0 "$NBD_PID" 2>/dev/null || fail "fairq-nbd exited: $(cat "$LOG")"
+	return 1
 }
 
 nbd0_sized() {
@@ -78,5 +86,6 @@ start_server
 nbd-client -d /dev/nbd0 >/dev/null
 kill "$NBD_PID"
 wait "$NBD_PID" || fail "fairq-nbd did not exit 0 on SIGTERM"
+rm -f "$IMG"
 echo "server killed under I/O: errors reported, nothing stuck, data intact after restart"
 unload_fairq
