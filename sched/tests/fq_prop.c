@@ -33,6 +33,7 @@ static struct prop {
 	u64 rng, now;
 	u64 enq, disp, done, drained, errors;
 	u32 queued, inflight, nonidle;
+	u32 storm;		/* 1 in @storm clock steps is 0..400 ms */
 } P;
 
 #ifdef FQ_PROP_LIBFUZZER
@@ -197,6 +198,9 @@ static void op_set(void)
 
 	if (rnd_below(20) == 0)
 		name = "bogus";
+	/* short deadlines turn every dispatch into an expiry: keep them rare */
+	if (!strncmp(name, "fifo_expire", 11) && rnd_below(8))
+		name = "quantum";
 	snapshot(before);
 	ret = fq_sched_set(P.s, name, val);
 	if (ret) {
@@ -288,7 +292,7 @@ static void one_op(void)
 	else if (op < 85)
 		op_complete();
 	else if (op < 92)
-		P.now += rnd_below(12) ? rnd_below(300000) :
+		P.now += rnd_below(P.storm) ? rnd_below(100000) :
 			 rnd_below(400) * 1000000ull;
 	else if (op < 93)
 		op_drain();
@@ -313,6 +317,8 @@ static void one_seed(u64 seed, int ops)
 
 	memset(&P, 0, sizeof(P));
 	P.rng = seed * 0x9E3779B97F4A7C15ull + 1;
+	/* odd seeds: long clock jumps (expiry paths); even: calm (DRR) */
+	P.storm = seed & 2 ? 12 : 1000;
 	P.s = fq_sched_create(seed % 3 == 0 ? "cfq" :
 			      seed % 3 == 1 ? "sfq" : "fifo", seed);
 	if (!P.s) {
