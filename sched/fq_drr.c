@@ -297,6 +297,7 @@ static struct fq_req *fq_classq_pick(struct fq_sched *fqs,
 	rq = fq_entry(fqf->queue.next, struct fq_req, node);
 	fq_list_del(&rq->node);
 	fqf->nr_queued--;
+	fq_flow_head_update(fqs, fqf);
 	fq_flow_charge(fqs, fqf, rq);
 	if (!fqf->nr_queued) {
 		fq_flow_unlink(fqs, fqf);

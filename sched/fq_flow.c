@@ -151,6 +151,7 @@ struct fq_flow *fq_flow_new(struct fq_sched *fqs, u64 key, u8 flags)
 				 .weight = FQ_WEIGHT_BASE };
 	fq_list_init(&fqf->queue);
 	fq_list_init(&fqf->link);
+	fq_flow_head_init(fqf);
 	fqs->nr_flows++;
 	fqs->st.flow_allocs++;
 	return fqf;

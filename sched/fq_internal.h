@@ -147,6 +147,9 @@ enum {
 struct fq_flow {
 	struct fq_node queue;	/* queued requests (rq->node), enqueue order */
 	struct fq_node link;	/* class round list or idle list */
+	struct fq_node head_link;	/* on fqs->heads[] while its head waits */
+	struct fq_req *head;	/* first queued request, as last filed */
+	u64 head_ns;		/* when ->head became the first [ns] */
 	struct fq_flow *hnext;	/* cfq hash chain / pool free list */
 	u64 key;		/* flow key (sfq: bucket index) */
 	s64 deficit;		/* DRR credit [cost units, see fq_cost()] */
@@ -207,6 +210,13 @@ struct fq_sched {
 	/* scheduling state */
 	struct fq_classq cq[FQ_PRIO_COUNT];
 	struct fq_node fifo[FQ_FIFO_COUNT];	/* queued requests by age */
+	/*
+	 * Flows by the time their first queued request reached the front
+	 * (sync, async): bounded wait counts from there, so a flow's own
+	 * backlog never makes its requests "expired" and jump the others.
+	 */
+	struct fq_node heads[FQ_FIFO_IDLE];
+	u64 now_ns;		/* latest time the caller passed in [ns] */
 	struct fq_node batch;	/* picked requests, sector order */
 	u32 nr_batch;
 	u32 queued;		/* requests queued or batched */
@@ -276,6 +286,8 @@ int fq_flow_idle_slot(struct fq_sched *fqs, struct fq_flow *fqf);
 
 /* fq_sched.c: request bookkeeping shared with the other files */
 void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq);
+void fq_flow_head_update(struct fq_sched *fqs, struct fq_flow *fqf);
+void fq_flow_head_init(struct fq_flow *fqf);
 
 /* fq_tunables.c */
 void fq_tunables_default(struct fq_sched *fqs);

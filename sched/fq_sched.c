@@ -5,9 +5,13 @@
  *
  * Dispatch order, each call:
  *   1. nothing while "depth" requests are in flight;
- *   2. the oldest expired request (sync after fifo_expire_sync_ms, async
- *      after fifo_expire_async_ms; IDLE-class requests have no deadline),
- *      whatever its class, turn or the anticipation in progress;
+ *   2. the oldest expired request: one that has been first in its flow's
+ *      queue for fifo_expire_sync_ms (sync) or fifo_expire_async_ms
+ *      (async), whatever its class, turn or the anticipation in progress.
+ *      The wait counts from the front of its own flow, so a deep flow's
+ *      backlog does not expire and jump the other flows (that would turn
+ *      every policy into fifo on a slow disk).  IDLE-class requests have
+ *      no deadline;
  *   3. the rest of the current batch;
  *   4. fifo: the oldest request.  cfq/sfq: a new batch of up to
  *      min(depth - inflight, FQ_BATCH_MAX) requests picked by class,
@@ -26,6 +30,45 @@ static void fq_overflow_init(struct fq_sched *fqs)
 				 .weight = FQ_WEIGHT_BASE };
 	fq_list_init(&fqf->queue);
 	fq_list_init(&fqf->link);
+	fq_flow_head_init(fqf);
+}
+
+void fq_flow_head_init(struct fq_flow *fqf)
+{
+	fq_list_init(&fqf->head_link);
+	fqf->head = NULL;
+	fqf->head_ns = 0;
+}
+
+/*
+ * The first queued request of @fqf may have changed: a new one starts its
+ * bounded wait now and the flow goes to the tail of its heads list, which
+ * so stays in head_ns order.
+ */
+void fq_flow_head_update(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	struct fq_req *rq = NULL;
+	u32 i;
+
+	if (fqf->nr_queued)
+		rq = fq_entry(fqf->queue.next, struct fq_req, node);
+	if (rq == fqf->head)
+		return;
+	fqf->head = rq;
+	fq_list_del(&fqf->head_link);
+	if (!rq)
+		return;
+	i = fq_rq_fifo(rq);
+	if (i == FQ_FIFO_IDLE)
+		return;
+	fqf->head_ns = fqs->now_ns;
+	fq_list_add_tail(&fqf->head_link, &fqs->heads[i]);
+}
+
+static void fq_now(struct fq_sched *fqs, u64 now_ns)
+{
+	if (now_ns > fqs->now_ns)
+		fqs->now_ns = now_ns;
 }
 
 struct fq_sched *fq_sched_create(const char *policy, u64 seed)
@@ -55,6 +98,8 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 		fq_classq_init(&fqs->cq[i]);
 	for (i = 0; i < FQ_FIFO_COUNT; i++)
 		fq_list_init(&fqs->fifo[i]);
+	for (i = 0; i < FQ_FIFO_IDLE; i++)
+		fq_list_init(&fqs->heads[i]);
 	fq_list_init(&fqs->batch);
 	fqs->prng = seed;
 	fq_sfq_reseed(fqs);
@@ -79,6 +124,7 @@ void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq)
 	rq->state = FQ_RS_QUEUED;
 	fq_list_add_tail(&rq->node, &fqf->queue);
 	fqf->nr_queued++;
+	fq_flow_head_update(fqs, fqf);
 	fqf->c.enq_reqs++;
 	fqf->c.enq_bytes += rq->bytes;
 	if (fqs->policy != FQ_POL_FIFO)
@@ -89,6 +135,7 @@ void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq)
 
 void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns)
 {
+	fq_now(fqs, now_ns);
 	if (fqs->policy == FQ_POL_SFQ)
 		fq_sfq_perturb(fqs, now_ns);
 	rq->enqueue_ns = now_ns;
@@ -120,6 +167,7 @@ static void fq_req_unqueue(struct fq_sched *fqs, struct fq_req *rq)
 		fqs->nr_batch--;
 	} else {
 		fqf->nr_queued--;
+		fq_flow_head_update(fqs, fqf);
 		if (!fqf->nr_queued && fqf->where == FQ_FW_BUSY)
 			fq_flow_unlink(fqs, fqf);
 	}
@@ -147,26 +195,34 @@ static struct fq_req *fq_oldest(struct fq_sched *fqs)
 	return best;
 }
 
-static u64 fq_expire_at(const struct fq_sched *fqs, const struct fq_req *rq,
-			u32 i)
+/* The flow whose first request has waited longest at the front, of list @i. */
+static struct fq_flow *fq_heads_first(struct fq_sched *fqs, u32 i)
 {
-	return rq->enqueue_ns + (u64)fqs->expire_ms[i] * 1000000;
+	if (fq_list_empty(&fqs->heads[i]))
+		return NULL;
+	return fq_entry(fqs->heads[i].next, struct fq_flow, head_link);
 }
 
-/* The oldest request past its deadline, or NULL. */
+static u64 fq_expire_at(const struct fq_sched *fqs, const struct fq_flow *fqf,
+			u32 i)
+{
+	return fqf->head_ns + (u64)fqs->expire_ms[i] * 1000000;
+}
+
+/* The flow-first request longest past its deadline, or NULL. */
 static struct fq_req *fq_expired(struct fq_sched *fqs, u64 now_ns)
 {
-	struct fq_req *rq, *best = NULL;
+	struct fq_flow *fqf, *best = NULL;
 	u32 i;
 
 	for (i = FQ_FIFO_SYNC; i <= FQ_FIFO_ASYNC; i++) {
-		rq = fq_fifo_head(fqs, i);
-		if (!rq || now_ns < fq_expire_at(fqs, rq, i))
+		fqf = fq_heads_first(fqs, i);
+		if (!fqf || now_ns < fq_expire_at(fqs, fqf, i))
 			continue;
-		if (!best || rq->seq < best->seq)
-			best = rq;
+		if (!best || fqf->head_ns < best->head_ns)
+			best = fqf;
 	}
-	return best;
+	return best ? best->head : NULL;
 }
 
 /* Insert into the batch in sector order (stable for equal sectors). */
@@ -229,6 +285,7 @@ struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns)
 {
 	struct fq_req *rq;
 
+	fq_now(fqs, now_ns);
 	if (fqs->policy == FQ_POL_SFQ)
 		fq_sfq_perturb(fqs, now_ns);
 	if (fqs->inflight >= fqs->depth || !fqs->queued)
@@ -316,7 +373,7 @@ static u64 fq_min_time(u64 a, u64 b)
 
 u64 fq_sched_next_event(struct fq_sched *fqs, u64 now_ns)
 {
-	struct fq_req *rq;
+	struct fq_flow *fqf;
 	u64 t = 0;
 	u32 i;
 
@@ -324,9 +381,9 @@ u64 fq_sched_next_event(struct fq_sched *fqs, u64 now_ns)
 		t = fq_drr_next_event(fqs, now_ns);
 	if (fqs->queued && fqs->inflight < fqs->depth) {
 		for (i = FQ_FIFO_SYNC; i <= FQ_FIFO_ASYNC; i++) {
-			rq = fq_fifo_head(fqs, i);
-			if (rq)
-				t = fq_min_time(t, fq_expire_at(fqs, rq, i));
+			fqf = fq_heads_first(fqs, i);
+			if (fqf)
+				t = fq_min_time(t, fq_expire_at(fqs, fqf, i));
 		}
 	}
 	if (fqs->policy == FQ_POL_SFQ && fqs->perturb_ms &&

@@ -164,7 +164,8 @@ void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns);
  * Call it in a loop until NULL: for cfq and sfq the core picks a batch of
  * up to depth - inflight requests (at most 64) at once and returns them
  * in sector order, so the caller can submit them under one plug.  Expired
- * requests (fifo_expire_*_ms) come first, oldest first.
+ * requests come first, oldest first: those that have been first in their
+ * flow's queue for fifo_expire_*_ms (a flow's own backlog does not count).
  */
 struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns);
 
@@ -214,8 +215,8 @@ struct fq_req *fq_sched_drain(struct fq_sched *fqs);
  * fq_sched_set() returns 0, -EINVAL (unknown name, not a number, trailing
  * garbage, not a power of two) or -ERANGE (out of range), -ENOMEM; on any
  * error nothing changes.  A policy change keeps every queued request
- * queued (none lost, none starved: they keep their enqueue time and so
- * their expiry).  fq_sched_get() writes the value and '\n' into @buf
+ * queued (none lost, none starved: the first request of each flow starts
+ * its bounded wait again at the switch).  fq_sched_get() writes the value and '\n' into @buf
  * (NUL-terminated) and returns its length, or -EINVAL for an unknown name
  * (-ERANGE if @len is too small for the value, '\n' and NUL).
  *

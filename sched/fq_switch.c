@@ -3,7 +3,8 @@
  * fq_switch.c - the rebuild behind a policy, fairness, buckets or
  * max_flows change: every queued request is taken off its flow and queued
  * again, in enqueue order, under the new settings.  Nothing is lost, and
- * nothing is starved: requests keep their enqueue time, so their expiry.
+ * nothing is starved: the requests first in their new flows start their
+ * bounded wait again from the time of the switch.
  */
 #include "fq_internal.h"
 
@@ -19,6 +20,8 @@ static void fq_rebuild_detach(struct fq_sched *fqs)
 	}
 	fq_list_init(&fqs->batch);
 	fqs->nr_batch = 0;
+	for (i = 0; i < FQ_FIFO_IDLE; i++)
+		fq_list_init(&fqs->heads[i]);
 }
 
 /* Free every flow; flows with requests in flight become orphans. */
@@ -34,6 +37,7 @@ static void fq_rebuild_flows(struct fq_sched *fqs)
 			continue;
 		fq_list_init(&fqf->link);
 		fq_list_init(&fqf->queue);
+		fq_flow_head_init(fqf);
 		fqf->where = FQ_FW_NONE;
 		fqf->nr_queued = 0;
 		fqf->nr_batch = 0;
@@ -47,6 +51,7 @@ static void fq_rebuild_flows(struct fq_sched *fqs)
 	fqf = &fqs->overflow;
 	fq_list_init(&fqf->link);
 	fq_list_init(&fqf->queue);
+	fq_flow_head_init(fqf);
 	fqf->where = FQ_FW_NONE;
 	fqf->nr_queued = 0;
 	fqf->nr_batch = 0;
@@ -88,7 +93,8 @@ static void fq_rebuild_requeue(struct fq_sched *fqs)
  * flows (keeping those with requests in flight as orphans until they
  * complete), optionally replace the pool by one of @new_max_flows, and
  * queue the requests again in enqueue order under the current policy and
- * tunables.  They keep their enqueue time, so their expiry.  Changing the
+ * tunables.  The first request of each new flow starts its bounded wait
+ * at the time of the switch.  Changing the
  * pool size needs nothing in flight (-EBUSY); -ENOMEM changes nothing.
  */
 int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows)

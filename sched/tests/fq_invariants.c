@@ -43,6 +43,11 @@ static void check_flow(struct fq_sched *fqs, struct fq_flow *f,
 		len++;
 	}
 	INV(len == f->nr_queued);
+	/* the first queued request is filed on the heads list of its kind */
+	rq = f->nr_queued ? fq_entry(f->queue.next, struct fq_req, node) : NULL;
+	INV(f->head == rq);
+	INV((rq && fq_rq_fifo(rq) != FQ_FIFO_IDLE) ==
+	    (f->head_link.next != &f->head_link));
 	*batch += f->nr_batch;
 	*inflight += f->inflight;
 	if (fqs->policy == FQ_POL_FIFO) {
@@ -99,6 +104,26 @@ static void check_classes(struct fq_sched *fqs)
 				INV(f->where == FQ_FW_IDLE && f->ci == ci);
 				INV(f->round == cq->round + i - FQ_IDLE_CUR);
 			}
+		}
+	}
+}
+
+/* Heads lists: flows with a waiting first request, in head_ns order. */
+static void check_heads(struct fq_sched *fqs)
+{
+	struct fq_flow *f, *prev;
+	struct fq_node *n;
+	unsigned int i;
+
+	for (i = 0; i < FQ_FIFO_IDLE; i++) {
+		prev = NULL;
+		for (n = fqs->heads[i].next; n != &fqs->heads[i]; n = n->next) {
+			f = fq_entry(n, struct fq_flow, head_link);
+			INV(f->nr_queued > 0 && f->head);
+			INV(f->head && fq_rq_fifo(f->head) == i);
+			INV(!prev || prev->head_ns <= f->head_ns);
+			INV(f->head_ns <= fqs->now_ns);
+			prev = f;
 		}
 	}
 }
@@ -167,6 +192,7 @@ int fq_check_invariants(struct fq_sched *fqs)
 	INV(!fqs->antic || fqs->antic->where != FQ_FW_FREE);
 	INV(list_len(&fqs->batch) == fqs->nr_batch);
 	check_classes(fqs);
+	check_heads(fqs);
 	check_requests(fqs);
 	return fq_bad;
 }

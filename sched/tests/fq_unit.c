@@ -800,6 +800,46 @@ static void t_expiry_async_oldest_first(void)
 	th_free();
 }
 
+/*
+ * A deep flow's own backlog is not a reason to jump the queue: flow 1 has
+ * 40 sync requests queued on a disk serving one per 15 ms, so each of
+ * them waits far longer than fifo_expire_sync_ms (250 ms) behind its own
+ * flow; flow 2 always has one request queued.  Expiry counts from the
+ * front of the flow, so the round robin still alternates the two.
+ */
+static void t_expiry_own_backlog(void)
+{
+	struct fq_req *rq, *r2;
+	unsigned int n2 = 0, i;
+	struct fq_stats st;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("quantum", "1");
+	for (i = 0; i < 40; i++)
+		th_enq(1, i, 4096, SYNC, 0);
+	r2 = th_enq(2, 1000, 4096, SYNC, 0);
+	for (i = 0; i < 60; i++) {
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		th.now += 15 * MS;
+		th_done(rq, 0);
+		if (rq == r2) {
+			n2++;
+			r2 = th_enq(2, 1000 + i, 4096, SYNC, 0);
+		} else {
+			th_enq(1, 100 + i, 4096, SYNC, 0);
+		}
+	}
+	/* alternating: 30 of 60; a fifo by age would give flow 2 one in 41 */
+	CHECK(n2 >= 29);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.c.expired, 0);
+	th_free();
+}
+
 static void t_expiry_next_event(void)
 {
 	th_new("cfq");
@@ -1370,6 +1410,7 @@ static const struct fq_test_case cases[] = {
 	{ "expiry_sync", t_expiry_sync },
 	{ "expiry_async_oldest_first", t_expiry_async_oldest_first },
 	{ "expiry_next_event", t_expiry_next_event },
+	{ "expiry_own_backlog", t_expiry_own_backlog },
 	{ "depth", t_depth },
 	{ "anticipation", t_anticipation },
 	{ "anticipation_sfq", t_anticipation_sfq },
