@@ -159,6 +159,7 @@ def measurement(obj):
     m["fairq_stats"] = obj.get("fairq", {})
     m["slab"] = obj.get("slab", "")
     m["jobs"] = jobs
+    window_bytes(m, obj.get("procio"))
     ms = win.get("ms") or 0
     nio = (win.get("reads", 0) or 0) + (win.get("writes", 0) or 0)
     m["lower_iops"] = nio * 1000.0 / ms if ms else None
@@ -173,6 +174,48 @@ def measurement(obj):
     return m
 
 
+def window_bytes(m, procio):
+    """Each job's bytes within the sampler's window, from the fio tasks'
+    /proc/TID/io read_bytes + write_bytes at its start and end. fio's own
+    per-job figures are over each job's own runtime, which starts when that
+    job starts: a job that is starved at first (the idle-class reader) is
+    then measured later, over a different stretch of time, than the others.
+    Jobs are the last len(jobs) task ids in creation order (fio's main
+    process and its helper thread come first); workload 5's two fio runs
+    are told apart by direction."""
+    for j in m["jobs"]:
+        j["win_bytes"] = None
+    if not procio or len(procio) < 2 or not procio[1]:
+        return
+
+    def table(text):
+        t = {}
+        for e in text.split():
+            f = e.split(":")
+            if len(f) == 4:
+                t[int(f[1])] = (int(f[2]), int(f[3]))
+        return t
+
+    a, b = table(procio[0]), table(procio[1])
+    delta = {}
+    for tid, (rb, wb) in b.items():
+        ra, wa = a.get(tid, (0, 0))
+        delta[tid] = (rb - ra, wb - wa)
+    jobs = m["jobs"]
+    if m["wl"] == "w5":
+        for j in jobs:
+            k = 1 if j["name"] == "writer" else 0
+            best = max(delta.values(), key=lambda d: d[k], default=None)
+            j["win_bytes"] = best[k] if best else None
+        return
+    tids = sorted(set(a) | set(b))
+    if len(tids) < len(jobs):
+        return
+    for j, tid in zip(jobs, tids[-len(jobs):]):
+        d = delta.get(tid)
+        j["win_bytes"] = sum(d) if d else None
+
+
 def derive_fairness(m):
     """Jain's index and max/min over each process's throughput in bytes
     (workload 4: divided by its weight; the idle-class reader is left
@@ -181,15 +224,29 @@ def derive_fairness(m):
     if m["wl"] == "w4":
         fair = [j for j in jobs if j["name"] in W4_WEIGHTS]
         xs = [j["bw_kib"] / W4_WEIGHTS[j["name"]] for j in fair]
-        tot = sum(j["bw_kib"] for j in jobs) or 1
+        win = all(j.get("win_bytes") is not None for j in jobs)
+        val = (lambda j: j["win_bytes"]) if win else (lambda j: j["bw_kib"])
+        tot = sum(val(j) for j in jobs) or 1
         wsum = sum(W4_WEIGHTS.values())
-        m["w4_share"] = {j["name"]: j["bw_kib"] / tot for j in jobs}
-        be_tot = sum(j["bw_kib"] for j in fair) or 1
-        m["w4_dev"] = {j["name"]: (j["bw_kib"] / be_tot)
+        m["w4_share"] = {j["name"]: val(j) / tot for j in jobs}
+        be_tot = sum(val(j) for j in fair) or 1
+        m["w4_dev"] = {j["name"]: (val(j) / be_tot)
                        / (W4_WEIGHTS[j["name"]] / wsum) - 1 for j in fair}
     else:
         xs = [j["bw_kib"] for j in jobs]
-    m["jain"] = jain(xs) if len(xs) > 1 else None
+    m["jain_fio"] = jain(xs) if len(xs) > 1 else None
+    # The same over the common window, when every job's bytes are known.
+    wjobs = [j for j in jobs if m["wl"] != "w4" or j["name"] in W4_WEIGHTS]
+    if len(wjobs) > 1 and all(j.get("win_bytes") is not None for j in wjobs):
+        wx = [j["win_bytes"] / (W4_WEIGHTS[j["name"]] if m["wl"] == "w4" else 1)
+              for j in wjobs]
+        m["jain_win"] = jain(wx)
+        tot = sum(j["win_bytes"] for j in jobs) or 1
+        m["win_share"] = {j["name"]: j["win_bytes"] / tot for j in jobs}
+    else:
+        m["jain_win"], m["win_share"] = None, None
+    # Jain's index as reported: the common window's where there is one.
+    m["jain"] = m["jain_win"] if m["jain_win"] is not None else m["jain_fio"]
     # What counting noise alone gives: each of n jobs completes a Poisson
     # number of I/Os with mean mu, so E[Jain] ~ 1 / (1 + 1/mu).
     ios = [j["ios"] for j in jobs]
@@ -203,6 +260,8 @@ def derive_fairness(m):
     m["light_p99_us"] = light["p99_us"] if light else None
     tot = sum(j["bw_kib"] for j in jobs)
     m["light_share"] = light["bw_kib"] / tot if light and tot else None
+    if light and m.get("win_share"):
+        m["light_share"] = m["win_share"].get(light["name"])
 
 
 # ------------------------------------------------------------ aggregation
@@ -214,7 +273,7 @@ def aggregate(meas):
     agg = {}
     for key, ms in groups.items():
         a = {"n": len(ms), "reps": [m["rep"] for m in ms]}
-        for k in ("total_iops", "total_mib_s", "jain", "maxmin",
+        for k in ("total_iops", "total_mib_s", "jain", "jain_fio", "jain_win", "maxmin",
                   "light_p50_us", "light_p99_us", "light_share",
                   "lower_iops", "lower_mib_s", "cpu_us_per_io", "cpu_ms",
                   "jain_noise", "ios_per_job"):
@@ -386,7 +445,7 @@ def section_workload(agg, dev, wl):
     head = ["config"]
     if not many:
         head += [f"{n} {unit}" for n in names]
-    head += [f"total {unit}", "Jain", "max/min"]
+    head += [f"total {unit}", "Jain", "Jain (fio)", "max/min"]
     has_lat = wl in ("w2", "w2alone", "w5")
     if has_lat:
         who = "reader" if wl == "w5" else "light"
@@ -407,7 +466,7 @@ def section_workload(agg, dev, wl):
                   for n in names]
         tot = a["total_mib_s"] if unit == "MiB/s" else a["total_iops"]
         r += [fmt(tot, 2 if unit == "MiB/s" else 0), fmt(a["jain"], 3),
-              fmt(a["maxmin"], 2)]
+              fmt(a["jain_fio"], 3), fmt(a["maxmin"], 2)]
         if has_lat:
             r += [fmt(a["light_share"], 3), fmt(a["light_p50_us"]),
                   fmt(a["light_p99_us"])]
@@ -579,9 +638,12 @@ def write_md(path, info, meas, agg, tg, errs, done, args, hostload):
     s += "## Headline ratios (same run, medians)\n\n" + headline(agg) + "\n"
     s += "## fairq against bfq\n\n" + vs_bfq(agg) + "\n"
     s += "## Tables\n\n"
-    s += ("Throughput per process and total from fio; Jain's index and "
-          "max/min over each process's bytes/s (workload 4: divided by its "
-          "weight 8:4:1, idle-class reader excluded); latencies are fio's "
+    s += ("Throughput per process and total from fio; **Jain** over each "
+          "process's bytes in the common window (from /proc/TID/io, where "
+          "the run recorded it; else fio's), **Jain (fio)** over fio's "
+          "per-job bytes/s, each over that job's own runtime; max/min over "
+          "fio's per-job bytes/s (workload 4: both divided by the weight "
+          "8:4:1, idle-class reader excluded); latencies are fio's "
           "completion latency percentiles; lower IOPS and CPU us/IO from "
           "the lower device's counters and /proc/stat over the steady "
           "window; n = repetitions.\n\n")

@@ -208,9 +208,12 @@ cfg_down() {
 
 # ---- workloads: fio command lines ----
 
+# fio_common [EXTRA_S]: FIO_COMMON for the current RUNTIME. fio runs 1 s
+# (+ EXTRA_S) longer than the sampler's window, so that every job is
+# still running when the window closes, even when the sampler is late.
 FIO_COMMON=""
 fio_common() {
-	FIO_COMMON="--ioengine=libaio --direct=1 --time_based --runtime=$RUNTIME
+	FIO_COMMON="--ioengine=libaio --direct=1 --time_based --runtime=$((RUNTIME + 1 + ${1:-0}))
 		--ramp_time=$RAMP --randrepeat=0 --norandommap --thread=0
 		--group_reporting=0 --percentile_list=1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.99"
 }
@@ -263,6 +266,30 @@ snap() {
 	SNAP="$((10#$t)) $((u + n + s + irq + sirq + st)) $r1 $r3 $w1 $w3"
 }
 
+# procio: PROCIO, every fio process's (and, with threads, every fio
+# thread's) I/O counters from /proc: "pid:tid:read_bytes:write_bytes ..."
+# (bash only). Workloads with jobs that start or stop at different times
+# (a starved idle-class reader) get their shares from these, over the
+# same window for every job, instead of fio's per-job windows.
+procio() {
+	local d t comm k v rb wb
+	PROCIO=""
+	for d in /proc/[0-9]*; do
+		read -r comm <"$d/comm" 2>/dev/null || continue
+		[ "$comm" = fio ] || continue
+		for t in "$d"/task/[0-9]*; do
+			rb=0 wb=0
+			while read -r k v; do
+				case $k in
+				read_bytes:) rb=$v ;;
+				write_bytes:) wb=$v ;;
+				esac
+			done <"$t/io" 2>/dev/null
+			PROCIO+="${d#/proc/}:${t##*/}:$rb:$wb "
+		done
+	done
+}
+
 # pause_until US: sleep until the guest clock reads US, without forking.
 pause_until() {
 	local t left
@@ -277,10 +304,11 @@ pause_until() {
 
 # sampler LOWER OUT: wait for I/O to start on LOWER, let the ramp pass,
 # then record a snapshot at the start and at the end of the measured
-# window in OUT (the window ends 0.4 s before fio's, so it holds only
-# steady-state I/O); fairq's stats and slabinfo at its end.
+# window (RUNTIME long) in OUT; fio runs on for another ~0.7 s, so the
+# window holds only steady-state I/O; fairq's stats and slabinfo at its
+# end.
 sampler() {
-	local lower=$1 out=$2 r0 w0 r w _rest i t0 a b
+	local lower=$1 out=$2 r0 w0 r w _rest i t0 a b pa
 	read -r r0 _ _ _ w0 _rest <"/sys/block/$lower/stat"
 	for ((i = 0; i < 1200; i++)); do
 		read -r r _ _ _ w _rest <"/sys/block/$lower/stat"
@@ -293,10 +321,14 @@ sampler() {
 	pause_until $((t0 + RAMP * 1000000 + 300000))
 	snap "$lower"
 	a=$SNAP
-	pause_until $((t0 + (RAMP + RUNTIME) * 1000000 - 400000))
+	procio
+	pa=$PROCIO
+	pause_until $((t0 + (RAMP + RUNTIME) * 1000000 + 300000))
 	snap "$lower"
 	b=$SNAP
+	procio
 	printf '%s\n%s\n' "$a" "$b" >"$out"
+	printf '%s\n%s\n' "$pa" "$PROCIO" >"$out.pio"
 	local l
 	if [ -d "/sys/block/$FQNAME/fairq" ]; then
 		while IFS= read -r l; do echo "$l"; done <"/sys/block/$FQNAME/fairq/stats" >"$out.fq"
@@ -434,6 +466,9 @@ measure() {
 		"$lower" "$TARGET" "$*$extra" "$WIN" "$STATS"
 	slurp "$out.win.slab"
 	printf '"slab":"%s",' "$TEXT"
+	local pio=()
+	[ -s "$out.win.pio" ] && mapfile -t pio <"$out.win.pio"
+	printf '"procio":["%s","%s"],' "${pio[0]:-}" "${pio[1]:-}"
 	slurp "$out.err"
 	printf '"err":"%s","fio":[%s]}\n' "$TEXT" "$fiojs"
 	cfg_down
@@ -613,11 +648,14 @@ plan_full() {
 		for n in $SCALE_N; do
 			local reps=$REPS
 			[ "$n" -ge 1024 ] && REPS=$SCALE_BIG_REPS
+			# Reading a thousand /proc/TID/io files takes a while.
+			fio_common $((n / 256))
 			# shellcheck disable=SC2046
 			round nullb-lat32 nbs "w7-$n" mq-deadline $(fq_cfgs fairq-cfq@pid)
 			REPS=$reps
 		done
 		RUNTIME=$rt
+		fio_common
 		nullb_drop nbs
 	fi
 }
