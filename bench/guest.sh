@@ -47,7 +47,7 @@ NBD_BW=${BENCH_NBD_BW:-4}		# MiB/s
 NBD_DEPTH=${BENCH_NBD_DEPTH:-2}
 NBD_LAT=${BENCH_NBD_LAT:-4000}		# us
 # The tunables recommended for fairness (the "-rec" configurations).
-FAIRQ_REC=${BENCH_FAIRQ_REC:-depth=2 fairness=bytes quantum_bytes=32768 idle_us=5000}
+FAIRQ_REC=${BENCH_FAIRQ_REC:-depth=2 fairness=bytes quantum_bytes=32768 idle_us=5000 fifo_expire_sync_ms=2000}
 SCALE_N=${BENCH_SCALE_N:-16 256 1024}
 SCALE_QD=${BENCH_SCALE_QD:-32}		# hw_queue_depth of the scale disk
 SCALE_RUNTIME=${BENCH_SCALE_RUNTIME:-10}
