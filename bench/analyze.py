@@ -288,6 +288,9 @@ def aggregate(meas):
             js = [j for m in ms for j in m["jobs"] if j["name"] == n]
             a["jobs"][n] = {k: median([j[k] for j in js])
                             for k in ("iops", "bw_kib", "p50_us", "p99_us")}
+        ws = [m["win_share"] for m in ms if m.get("win_share")]
+        a["win_share"] = ({n: median([w.get(n) for w in ws]) for n in names}
+                          if len(ws) == len(ms) else None)
         if key[1] == "w4":
             a["w4_share"] = {n: median([m["w4_share"].get(n) for m in ms])
                              for n in names}
@@ -688,10 +691,15 @@ def plot_shares(agg, dev, wl, out_dir):
         f.write("config " + " ".join(names) + "\n")
         for k in keys:
             jobs = agg[k]["jobs"]
-            tot = sum((jobs[n]["bw_kib"] or 0) for n in jobs) or 1
-            f.write(k[2] + " " + " ".join(
-                f"{(jobs[n]['bw_kib'] or 0) / tot:.4f}" if n in jobs else "0"
-                for n in names) + "\n")
+            ws = agg[k].get("win_share")
+            if ws:
+                tot = sum(v or 0 for v in ws.values()) or 1
+                vals = [(ws.get(n) or 0) / tot for n in names]
+            else:
+                tot = sum((jobs[n]["bw_kib"] or 0) for n in jobs) or 1
+                vals = [(jobs[n]["bw_kib"] or 0) / tot if n in jobs else 0
+                        for n in names]
+            f.write(k[2] + " " + " ".join(f"{v:.4f}" for v in vals) + "\n")
     png = f"share_{dev}_{wl}.png"
     cols = " ".join(str(i) for i in range(2, len(names) + 2))
     # Dashed lines where the shares would end if the scheduler were fair:
@@ -711,7 +719,7 @@ def plot_shares(agg, dev, wl, out_dir):
     script = f"""
 set terminal pngcairo size 900,420 font ",10"
 set output '{png}'
-set title "{dev}, workload {wl}: each process's share of the throughput (bytes/s); dashed: {fair}"
+set title "{dev}, workload {wl}: each process's share of the bytes (common window); dashed: {fair}"
 {arrows}
 set style data histograms
 set style histogram rowstacked
@@ -837,7 +845,7 @@ def main():
     plots_dir = os.path.join(args.out, "plots")
     os.makedirs(plots_dir, exist_ok=True)
     pngs = []
-    for dev in sorted({k[0] for k in agg}):
+    for dev in sorted({k[0] for k in agg if not k[0].startswith("calib")}):
         for wl in ("w1", "w2", "w3", "w4", "w5"):
             p = plot_shares(agg, dev, wl, plots_dir)
             if p:
