@@ -24,6 +24,17 @@ static void fq_rebuild_detach(struct fq_sched *fqs)
 		fq_list_init(&fqs->heads[i]);
 }
 
+/* Empty @fqf's queue and links: its requests were detached already. */
+static void fq_rebuild_reset(struct fq_flow *fqf)
+{
+	fq_list_init(&fqf->link);
+	fq_list_init(&fqf->queue);
+	fq_flow_head_init(fqf);
+	fqf->where = FQ_FW_NONE;
+	fqf->nr_queued = 0;
+	fqf->nr_batch = 0;
+}
+
 /* Free every flow; flows with requests in flight become orphans. */
 static void fq_rebuild_flows(struct fq_sched *fqs)
 {
@@ -35,12 +46,7 @@ static void fq_rebuild_flows(struct fq_sched *fqs)
 		fqf = &fqs->pool[i];
 		if (fqf->where == FQ_FW_FREE)
 			continue;
-		fq_list_init(&fqf->link);
-		fq_list_init(&fqf->queue);
-		fq_flow_head_init(fqf);
-		fqf->where = FQ_FW_NONE;
-		fqf->nr_queued = 0;
-		fqf->nr_batch = 0;
+		fq_rebuild_reset(fqf);
 		if (!fqf->inflight) {
 			fq_flow_free(fqs, fqf);
 			continue;
@@ -48,14 +54,8 @@ static void fq_rebuild_flows(struct fq_sched *fqs)
 		fq_flow_unhash(fqs, fqf);
 		fqf->flags |= FQ_FF_ORPHAN;
 	}
-	fqf = &fqs->overflow;
-	fq_list_init(&fqf->link);
-	fq_list_init(&fqf->queue);
-	fq_flow_head_init(fqf);
-	fqf->where = FQ_FW_NONE;
-	fqf->nr_queued = 0;
-	fqf->nr_batch = 0;
-	fqf->ci = FQ_PRIO_COUNT;
+	fq_rebuild_reset(&fqs->overflow);
+	fqs->overflow.ci = FQ_PRIO_COUNT;
 	for (i = 0; i < FQ_PRIO_COUNT; i++) {
 		fq_classq_init(&fqs->cq[i]);
 		fqs->cq[i].round += 2;	/* every old claim is stale */
