@@ -13,6 +13,10 @@
 
 KVER ?= $(shell $(CURDIR)/scripts/debian-kver 2>/dev/null)
 KDIR ?= /lib/modules/$(KVER)/build
+# Each kernel builds in its own object tree; fairq.ko at the top is the
+# module for Debian's default kernel (the one the tests boot by default).
+KMOD = $(CURDIR)/build/kmod/$(KVER)
+DEFAULT_KVER := $(shell $(CURDIR)/scripts/debian-kver 2>/dev/null)
 export KVER KDIR
 
 .PHONY: all module tools nbd deps check check-host check-vm demo sparse clean
@@ -21,10 +25,13 @@ all: module tools nbd
 
 module:
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)' (run: make deps)" >&2; exit 1; }
-	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+	scripts/kmod-tree $(KMOD)
+	$(MAKE) -C $(KDIR) M=$(KMOD) modules
+	if [ "$(KVER)" = "$(DEFAULT_KVER)" ]; then cp $(KMOD)/fairq.ko fairq.ko; fi
 
 sparse:
-	$(MAKE) -C $(KDIR) M=$(CURDIR) W=1 C=2 modules
+	scripts/kmod-tree $(KMOD)
+	$(MAKE) -C $(KDIR) M=$(KMOD) W=1 C=2 modules
 
 tools:
 	$(MAKE) -C tools
@@ -56,7 +63,7 @@ bench: deps
 	bench/run
 
 clean:
-	-$(MAKE) -C $(KDIR) M=$(CURDIR) clean
+	rm -f fairq.ko
 	-$(MAKE) -C tools clean
 	-$(MAKE) -C userspace-backend clean
 	-$(MAKE) -C sched clean

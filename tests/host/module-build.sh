@@ -9,6 +9,8 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 kver=${KVER:-$("$top/scripts/debian-kver")}
 kdir=${KDIR:-/lib/modules/$kver/build}
+kmod=$top/build/kmod/$kver
+"$top/scripts/kmod-tree" "$kmod"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 passed=0
@@ -24,8 +26,8 @@ warnings() {
 }
 
 check_w1() {
-	make -s -C "$kdir" M="$top" clean >/dev/null 2>&1
-	if ! make -C "$kdir" M="$top" W=1 modules >"$tmp/w1.log" 2>&1; then
+	make -s -C "$kdir" M="$kmod" clean >/dev/null 2>&1
+	if ! make -C "$kdir" M="$kmod" W=1 modules >"$tmp/w1.log" 2>&1; then
 		not_ok w1-build "build failed"; tail -n 30 "$tmp/w1.log"; return
 	fi
 	if [ -n "$(warnings "$tmp/w1.log")" ]; then
@@ -39,9 +41,9 @@ check_sparse() {
 	if ! command -v sparse >/dev/null; then
 		not_ok sparse-clean "sparse not installed (make deps)"; return
 	fi
-	make -C "$kdir" M="$top" C=2 modules >"$tmp/sparse.log" 2>&1
+	make -C "$kdir" M="$kmod" C=2 modules >"$tmp/sparse.log" 2>&1
 	# sparse prints "file:line:col: warning|error: ..." for our files
-	if grep -E "^($top/)?(drivers|sched)/.*: (warning|error):" "$tmp/sparse.log"; then
+	if grep -E "^([^ :]*/)?(drivers|sched)/[^ :]*:[0-9]+:[0-9]+: (warning|error):" "$tmp/sparse.log"; then
 		not_ok sparse-clean "sparse reports above"
 	else
 		ok sparse-clean
@@ -50,7 +52,7 @@ check_sparse() {
 
 check_vermagic() {
 	local vm
-	vm=$(modinfo -F vermagic "$top/fairq.ko" 2>/dev/null | awk '{print $1}')
+	vm=$(modinfo -F vermagic "$kmod/fairq.ko" 2>/dev/null | awk '{print $1}')
 	if [ "$vm" = "$kver" ]; then
 		ok "vermagic-$kver"
 	else
