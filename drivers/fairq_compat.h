@@ -1,23 +1,77 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * fairq_compat.h - every block-layer call fairq makes that changed after
- * Linux 6.1, behind one wrapper each.  Today: the 6.1 implementations.
- * A newer kernel is a LINUX_VERSION_CODE branch here and nowhere else.
+ * Linux 6.1, behind one wrapper each, keyed on LINUX_VERSION_CODE.
+ * Built and tested on Debian's 6.1 and 6.12 LTS kernels.
  */
 #ifndef FAIRQ_COMPAT_H
 #define FAIRQ_COMPAT_H
 
 #include <linux/blkdev.h>
 #include <linux/err.h>
+#include <linux/file.h>
+#include <linux/version.h>
 
-/* The lower device as opened (6.9 holds a struct file instead). */
+/* The one reading of LINUX_VERSION_CODE: true on Linux maj.min and later. */
+#define FAIRQ_SINCE(maj, min)	(KERNEL_VERSION(maj, min, 0) <= LINUX_VERSION_CODE)
+
+/*
+ * Between the two LTS kernels the same calls changed more than once
+ * (6.5, 6.9, 6.11); only the first and the last state are written here.
+ */
+#if FAIRQ_SINCE(6, 5) && !FAIRQ_SINCE(6, 11)
+#error "fairq builds for Linux 6.1 to 6.4 and 6.11 or later"
+#endif
+
+/* The lower device as opened. */
 struct fairq_lower {
 	struct block_device *bdev;
+#if FAIRQ_SINCE(6, 9)
+	struct file *file;	/* 6.9: a claimed block device is a file */
+#endif
 };
 
+int fairq_disk_open(struct gendisk *disk);	/* fairq_dev.c */
+
+#if FAIRQ_SINCE(6, 5)
+/* 6.5: ->open() takes the gendisk and a blk_mode_t */
+static inline int fairq_bdops_open(struct gendisk *disk, blk_mode_t mode)
+{
+	return fairq_disk_open(disk);
+}
+#else
+static inline int fairq_bdops_open(struct block_device *bdev, fmode_t mode)
+{
+	return fairq_disk_open(bdev->bd_disk);
+}
+#endif
+
+#if FAIRQ_SINCE(6, 9)
+/* 6.9: bdev_file_open_by_path() + file_bdev(); a holder makes it exclusive */
+static inline int fairq_lower_open(struct fairq_lower *lower, const char *path,
+				   void *holder)
+{
+	struct file *file;
+
+	file = bdev_file_open_by_path(path, BLK_OPEN_READ | BLK_OPEN_WRITE,
+				      holder, NULL);
+	if (IS_ERR(file))
+		return PTR_ERR(file);
+	lower->file = file;
+	lower->bdev = file_bdev(file);
+	return 0;
+}
+
+/* 6.9: bdev_fput() gives up the claim at once (fput() defers it) */
+static inline void fairq_lower_close(struct fairq_lower *lower, void *holder)
+{
+	bdev_fput(lower->file);
+	lower->file = NULL;
+	lower->bdev = NULL;
+}
+#else
 #define FAIRQ_LOWER_MODE	(FMODE_READ | FMODE_WRITE | FMODE_EXCL)
 
-/* 6.5: blk_mode_t and holder ops; 6.9: bdev_file_open_by_path() + file_bdev() */
 static inline int fairq_lower_open(struct fairq_lower *lower, const char *path,
 				   void *holder)
 {
@@ -30,20 +84,36 @@ static inline int fairq_lower_open(struct fairq_lower *lower, const char *path,
 	return 0;
 }
 
-/* 6.5: blkdev_put(bdev, holder); 6.9: bdev_fput(file) */
 static inline void fairq_lower_close(struct fairq_lower *lower, void *holder)
 {
 	blkdev_put(lower->bdev, FAIRQ_LOWER_MODE);
 	lower->bdev = NULL;
 }
+#endif
 
 /*
- * A bio-based disk whose queue limits are stacked from @lower.
- * 6.9: blk_alloc_disk(&lim, node) takes the limits and returns ERR_PTR,
- * queue_limits_stack_bdev() replaces disk_stack_limits();
- * 6.11: write cache, FUA and rotational become lim.features bits.
+ * A bio-based disk whose queue limits are stacked from @lower (@name
+ * prefixes the block layer's misalignment warnings on 6.9 and later).
  */
-static inline struct gendisk *fairq_alloc_disk(struct block_device *lower)
+#if FAIRQ_SINCE(6, 11)
+/*
+ * 6.9: blk_alloc_disk(&lim, node) takes the limits and returns ERR_PTR;
+ * 6.11: write cache, FUA and rotational are lim.features bits inherited
+ * by stacking, and bio-based disks opt in to I/O accounting.
+ */
+static inline struct gendisk *fairq_alloc_disk(struct block_device *lower,
+					       const char *name)
+{
+	struct queue_limits lim;
+
+	blk_set_stacking_limits(&lim);
+	queue_limits_stack_bdev(&lim, lower, 0, name);
+	lim.features |= BLK_FEAT_IO_STAT;
+	return blk_alloc_disk(&lim, NUMA_NO_NODE);
+}
+#else
+static inline struct gendisk *fairq_alloc_disk(struct block_device *lower,
+					       const char *name)
 {
 	struct request_queue *q;
 	struct gendisk *disk;
@@ -62,5 +132,6 @@ static inline struct gendisk *fairq_alloc_disk(struct block_device *lower)
 	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
 	return disk;
 }
+#endif
 
 #endif /* FAIRQ_COMPAT_H */

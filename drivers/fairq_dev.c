@@ -11,9 +11,10 @@
 #include <linux/slab.h>
 #include <linux/string.h>
 
-static int fairq_open(struct block_device *bdev, fmode_t mode)
+/* ->open, through fairq_bdops_open() (fairq_compat.h) */
+int fairq_disk_open(struct gendisk *disk)
 {
-	struct fairq_dev *fd = bdev->bd_disk->private_data;
+	struct fairq_dev *fd = disk->private_data;
 
 	/* disk->open_mutex is held: pairs with the check in power-off */
 	if (fd->closing)
@@ -24,7 +25,7 @@ static int fairq_open(struct block_device *bdev, fmode_t mode)
 const struct block_device_operations fairq_fops = {
 	.owner		= THIS_MODULE,
 	.submit_bio	= fairq_submit_bio,
-	.open		= fairq_open,
+	.open		= fairq_bdops_open,
 };
 
 /* [a-z0-9_-]{1,31}: a disk name that needs no quoting anywhere */
@@ -114,7 +115,7 @@ static struct gendisk *fairq_setup_disk(struct fairq_dev *fd, const char **why)
 	struct block_device *lower = fd->lower.bdev;
 	struct gendisk *disk;
 
-	disk = fairq_alloc_disk(lower);
+	disk = fairq_alloc_disk(lower, fd->name);
 	if (IS_ERR(disk))
 		return disk;
 	if (fairq_name_taken(disk, fd->name)) {
