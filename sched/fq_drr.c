@@ -6,7 +6,10 @@
  * Each class (RT, BE, IDLE) keeps its busy flows in rounds.  A flow
  * entering a round is credited quantum * weight cost units; serving a
  * request costs FQ_WEIGHT_BASE units per request (fairness=requests) or
- * per byte (fairness=bytes).  The flow at the head of the current round
+ * per byte (fairness=bytes), so a flow of weight 100 gets one quantum
+ * per turn and one of weight 400 four.  A weight too small to pay for
+ * one request per round (sfq's quantum is one request) builds up credit
+ * over several rounds, so the share stays weight over total weight.  The flow at the head of the current round
  * is served until its credit is spent (its turn); it then moves to the
  * next round with a fresh credit, keeping any debt (deficit round robin).
  * When the current round is empty the next one becomes current.
@@ -51,10 +54,28 @@ void fq_ioprio_split(u16 ioprio, u32 *ci, u32 *level)
 	*level = FQ_IOPRIO_LEVEL(ioprio);
 }
 
-/* Level 0 (highest) .. 7 -> weight 8 .. 1; level 4 -> FQ_WEIGHT_BASE. */
+/* Level 0 (highest) .. 7 -> weight 200 .. 25; level 4 -> FQ_WEIGHT_BASE. */
 u32 fq_level_weight(u32 level)
 {
-	return 8 - (level & 7);
+	return FQ_LEVEL_WEIGHT_STEP * (8 - (level & 7));
+}
+
+/* The weight @rq asks for: its own, else its level's (@level). */
+u32 fq_rq_weight(const struct fq_req *rq, u32 level)
+{
+	if (!rq->weight)
+		return fq_level_weight(level);
+	return rq->weight < FQ_WEIGHT_MAX ? rq->weight : FQ_WEIGHT_MAX;
+}
+
+/*
+ * A request of weight @w for a flow already served at a weight: an
+ * explicit weight replaces the flow's, a derived one only raises it.
+ */
+static bool fq_weight_changes(const struct fq_flow *fqf,
+			      const struct fq_req *rq, u32 w)
+{
+	return rq->weight ? w != fqf->weight : w > fqf->weight;
 }
 
 static s64 fq_cost(const struct fq_sched *fqs, const struct fq_req *rq)
@@ -160,7 +181,7 @@ static void fq_flow_place(struct fq_sched *fqs, struct fq_flow *fqf)
 }
 
 static void fq_flow_set_prio(struct fq_sched *fqs, struct fq_flow *fqf,
-			     u16 ioprio, u32 ci, u32 level)
+			     u16 ioprio, u32 ci, u32 weight)
 {
 	if (ci != fqf->ci) {
 		/* claims belong to a class's rounds: none in the new one */
@@ -168,7 +189,7 @@ static void fq_flow_set_prio(struct fq_sched *fqs, struct fq_flow *fqf,
 		fqf->round = fqs->cq[ci].round + 2;
 	}
 	fqf->ioprio = ioprio;
-	fqf->weight = fq_level_weight(level);
+	fqf->weight = weight;
 }
 
 static u16 fq_ioprio_norm(u32 ci, u32 level)
@@ -184,36 +205,33 @@ static u16 fq_ioprio_norm(u32 ci, u32 level)
 
 /*
  * fq_flow_activate - @rq was just added to @fqf's queue.  A flow that
- * becomes busy takes the request's class and level; a busy flow is only
- * ever upgraded (a better class moves it, a better level raises the
- * weight of its next credit).
+ * becomes busy takes the request's class and weight; a busy flow is only
+ * ever upgraded to a better class (which moves it), and its weight, that
+ * of its next credit, changes as fq_weight_changes() says.
  */
 void fq_flow_activate(struct fq_sched *fqs, struct fq_flow *fqf,
 		      const struct fq_req *rq)
 {
-	u32 ci, level;
+	u32 ci, level, w;
+	u16 prio;
 
 	fq_ioprio_split(rq->ioprio, &ci, &level);
+	prio = fq_ioprio_norm(ci, level);
+	w = fq_rq_weight(rq, level);
 	if (fqf->where == FQ_FW_BUSY) {
 		if (ci < fqf->ci) {
 			fq_flow_unlink(fqs, fqf);
-			fq_flow_set_prio(fqs, fqf, fq_ioprio_norm(ci, level),
-					 ci, level);
+			fq_flow_set_prio(fqs, fqf, prio, ci, w);
 			fq_flow_place(fqs, fqf);
-		} else if (ci == fqf->ci && fq_level_weight(level) > fqf->weight) {
-			fq_flow_set_prio(fqs, fqf, fq_ioprio_norm(ci, level),
-					 ci, level);
+		} else if (ci == fqf->ci && fq_weight_changes(fqf, rq, w)) {
+			fq_flow_set_prio(fqs, fqf, prio, ci, w);
 		}
 		return;
 	}
 	fq_flow_unlink(fqs, fqf);	/* off an idle list, if on one */
-	if (!fqf->nr_batch && !fqf->inflight)
-		fq_flow_set_prio(fqs, fqf, fq_ioprio_norm(ci, level), ci,
-				 level);
-	else if (ci < fqf->ci || (ci == fqf->ci &&
-				  fq_level_weight(level) > fqf->weight))
-		fq_flow_set_prio(fqs, fqf, fq_ioprio_norm(ci, level), ci,
-				 level);
+	if ((!fqf->nr_batch && !fqf->inflight) || ci < fqf->ci ||
+	    (ci == fqf->ci && fq_weight_changes(fqf, rq, w)))
+		fq_flow_set_prio(fqs, fqf, prio, ci, w);
 	fq_flow_place(fqs, fqf);
 }
 

@@ -135,12 +135,14 @@ enum {
 };
 
 /*
- * Weights: weight = 8 - level, so level 0 -> 8, level 4 (the default)
- * -> 4, level 7 -> 1.  FQ_WEIGHT_BASE is the weight at which a flow gets
- * exactly one quantum per turn.
+ * Weights (see fq_sched.h): explicit 1..FQ_WEIGHT_MAX, or 25 * (8 - level).
+ * FQ_WEIGHT_BASE is the weight at which a flow gets exactly one quantum
+ * per turn, and what one request (requests mode) or byte (bytes mode)
+ * costs, so a flow of weight w gets quantum * w / FQ_WEIGHT_BASE.
  */
 enum {
-	FQ_WEIGHT_BASE = 4,
+	FQ_WEIGHT_BASE = FQ_WEIGHT_DEFAULT,
+	FQ_LEVEL_WEIGHT_STEP = 25,	/* weight per level below 8 */
 	FQ_BATCH_MAX = 64,	/* requests sorted into one dispatch batch */
 };
 
@@ -158,7 +160,7 @@ struct fq_flow {
 	u32 nr_queued;		/* requests on ->queue */
 	u32 nr_batch;		/* requests picked into the dispatch batch */
 	u32 inflight;		/* requests dispatched, not completed */
-	u32 weight;		/* 1..8, from the level */
+	u32 weight;		/* 1..FQ_WEIGHT_MAX, explicit or from the level */
 	u16 ioprio;		/* class and level served at */
 	u8 ci;			/* FQ_CI_* */
 	u8 where;		/* FQ_FW_* */
@@ -188,8 +190,8 @@ struct fq_sched {
 	/* tunables */
 	u32 policy;		/* enum fq_policy */
 	u32 fairness;		/* enum fq_fairness */
-	u32 quantum;		/* requests per cfq turn at weight 4 */
-	u32 quantum_bytes;	/* bytes per turn at weight 4, bytes mode */
+	u32 quantum;		/* requests per cfq turn at FQ_WEIGHT_BASE */
+	u32 quantum_bytes;	/* bytes per turn at FQ_WEIGHT_BASE, bytes mode */
 	u32 buckets;		/* sfq buckets, power of two */
 	u32 perturb_ms;		/* sfq re-hash period [ms], 0 = off */
 	u32 depth;		/* requests in flight below, max */
@@ -282,6 +284,7 @@ struct fq_req *fq_drr_pick(struct fq_sched *fqs, u64 now_ns);
 u64 fq_drr_next_event(struct fq_sched *fqs, u64 now_ns);
 void fq_ioprio_split(u16 ioprio, u32 *ci, u32 *level);
 u32 fq_level_weight(u32 level);
+u32 fq_rq_weight(const struct fq_req *rq, u32 level);
 int fq_flow_idle_slot(struct fq_sched *fqs, struct fq_flow *fqf);
 
 /* fq_sched.c: request bookkeeping shared with the other files */

@@ -27,9 +27,13 @@
  * I/O priority classes, numbered as the kernel's IOPRIO_CLASS_*.  RT is
  * served before BE, BE before IDLE; IDLE only once no RT/BE request has
  * been queued or in flight for idle_grace_ms, and IDLE requests have no
- * fifo_expire deadline.  Within a class the level (0 = highest) gives the
- * weight: weight = 8 - level (level 0 -> 8, level 4 -> 4, level 7 -> 1);
- * a busy flow's share of its class is its weight over the sum of weights.
+ * fifo_expire deadline.  Within a class a busy flow's share is its weight
+ * over the sum of the busy flows' weights.  A request either carries an
+ * explicit weight (struct fq_req.weight, 1..FQ_WEIGHT_MAX, e.g. a cgroup's)
+ * or has its weight derived from its level (0 = highest):
+ * weight = 25 * (8 - level), so level 0 -> 200, level 4 (the default) ->
+ * FQ_WEIGHT_DEFAULT = 100, level 7 -> 25: the scale of the kernel's
+ * io.weight, where 100 against 400 is a 1:4 share.
  */
 enum fq_class {
 	FQ_CLASS_NONE = 0,	/* treated as BE at level 4 */
@@ -41,6 +45,8 @@ enum fq_class {
 enum {
 	FQ_PRIO_LEVELS = 8,	/* ioprio data 0 (highest) .. 7 */
 	FQ_PRIO_COUNT = 3,	/* RT, BE, IDLE */
+	FQ_WEIGHT_DEFAULT = 100,	/* weight of BE level 4 */
+	FQ_WEIGHT_MAX = 1000,	/* largest explicit weight */
 };
 
 /* Build/parse the 16-bit ioprio value the way the kernel does. */
@@ -65,7 +71,7 @@ struct fq_node {
 /*
  * struct fq_req - one request as the core sees it.
  *
- * The caller fills in sector, bytes, flags, key and ioprio before
+ * The caller fills in sector, bytes, flags, key, ioprio and weight before
  * fq_sched_enqueue(); the core fills in everything else and owns the
  * node and flow fields from enqueue until fq_sched_complete() returns.
  * The struct stays valid and at the same address for that whole time.
@@ -77,6 +83,14 @@ struct fq_req {
 	u32 flags;		/* FQ_REQ_* */
 	u64 key;		/* flow key: tgid, pid, cgroup id or uid */
 	u16 ioprio;		/* FQ_IOPRIO(class, level); 0 = none */
+	/*
+	 * 1..FQ_WEIGHT_MAX (larger values count as FQ_WEIGHT_MAX), or 0:
+	 * derive it from the level.  The class still comes from ioprio.  An
+	 * explicit weight is the flow's from this request on (a change of a
+	 * busy flow's weight applies from its next credit); a derived one
+	 * only ever raises a busy flow's weight.
+	 */
+	u16 weight;
 
 	/* set by the core */
 	u64 enqueue_ns;		/* when fq_sched_enqueue() saw it [ns] */
@@ -104,7 +118,7 @@ struct fq_counts {
 struct fq_flow_info {
 	u64 key;		/* flow key (sfq: the bucket index) */
 	u16 ioprio;		/* class and level the flow is served at */
-	u32 weight;		/* weight derived from the level */
+	u32 weight;		/* weight it is served at (explicit or from the level) */
 	u32 queued;		/* requests waiting [requests] */
 	u32 inflight;		/* requests below [requests] */
 	struct fq_counts c;

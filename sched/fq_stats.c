@@ -23,14 +23,14 @@ void fq_sched_stats(struct fq_sched *fqs, struct fq_stats *st)
 
 static void fq_flow_fill(const struct fq_flow *fqf, struct fq_flow_info *fi)
 {
-	u32 ci, level;
-
 	fi->key = fqf->key;
 	fi->ioprio = fqf->ioprio;
-	if (fqf->ci >= FQ_PRIO_COUNT)
+	fi->weight = fqf->weight;
+	if (fqf->ci >= FQ_PRIO_COUNT) {
+		/* never served by class: the fifo policy */
 		fi->ioprio = FQ_IOPRIO(FQ_CLASS_BE, 4);
-	fq_ioprio_split(fi->ioprio, &ci, &level);
-	fi->weight = fq_level_weight(level);
+		fi->weight = FQ_WEIGHT_BASE;
+	}
 	fi->queued = fqf->nr_queued + fqf->nr_batch;
 	fi->inflight = fqf->inflight;
 	fi->c = fqf->c;

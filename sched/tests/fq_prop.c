@@ -97,6 +97,8 @@ static void op_enqueue(void)
 	rq->ioprio = (u16)FQ_IOPRIO(rnd_below(8), rnd_below(8));
 	if (rnd_below(3) == 0)
 		rq->ioprio = 0;
+	/* half from the level, else 1..1000 and now and then above */
+	rq->weight = rnd_below(2) ? 0 : (u16)(1 + rnd_below(FQ_WEIGHT_MAX + 100));
 	fq_sched_enqueue(P.s, rq, P.now);
 	P.st[i] = S_QUEUED;
 	P.enq++;

@@ -54,6 +54,22 @@ static struct fq_req *th_enq(u64 key, u64 sector, u32 bytes, u32 flags,
 	return rq;
 }
 
+/* th_enq() with an explicit weight (0: from the level). */
+static struct fq_req *th_enq_w(u64 key, u64 sector, u32 bytes, u32 flags,
+			       u16 ioprio, u16 weight)
+{
+	struct fq_req *rq = &th.r[th.n++];
+
+	rq->key = key;
+	rq->sector = sector;
+	rq->bytes = bytes;
+	rq->flags = flags;
+	rq->ioprio = ioprio;
+	rq->weight = weight;
+	fq_sched_enqueue(th.s, rq, th.now);
+	return rq;
+}
+
 static struct fq_req *th_disp(void)
 {
 	struct fq_req *rq = fq_sched_dispatch(th.s, th.now);
@@ -642,9 +658,152 @@ static void t_weights(void)
 			CHECK(abs(cnt[2] * 13 - total * 1) * 100 <= total * 1 * 3);
 		}
 	}
-	CHECK_EQ(fq_level_weight(0), 8);
-	CHECK_EQ(fq_level_weight(4), 4);
-	CHECK_EQ(fq_level_weight(7), 1);
+	CHECK_EQ(fq_level_weight(0), 200);
+	CHECK_EQ(fq_level_weight(4), FQ_WEIGHT_DEFAULT);
+	CHECK_EQ(fq_level_weight(7), 25);
+}
+
+/*
+ * Two backlogged flows at depth 1, @w[i] explicit weights (0: from the
+ * level @lvl[i]), requests of @bytes[i]; @n dispatches.  Fills @got with
+ * what each was served: requests, or bytes when @fairness is "bytes".
+ */
+struct wpair {
+	u16 w[2];
+	int lvl[2];
+	u32 bytes[2];
+};
+
+static void wpair_run(const char *policy, const char *fairness,
+		      const struct wpair *wp, int n, u64 *got)
+{
+	u64 k[2] = { 21, 22 };
+	struct fq_req *rq;
+	int i, j, q[2] = { 0 };
+
+	th_new(policy);
+	th_set("depth", "1");
+	th_set("fairness", fairness);
+	th_set("quantum_bytes", "32768");
+	if (!strcmp(policy, "sfq"))
+		sfq_distinct_keys(k, 2);
+	got[0] = got[1] = 0;
+	for (i = 0; i < n; i++) {
+		for (j = 0; j < 2; j++) {
+			while (q[j] < 4) {
+				th_enq_w(k[j], (u64)i, wp->bytes[j], SYNC,
+					 BE(wp->lvl[j]), wp->w[j]);
+				q[j]++;
+			}
+		}
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		j = rq->key == k[1];
+		got[j] += strcmp(fairness, "bytes") ? 1 : rq->bytes;
+		q[j]--;
+		th_done(rq, 0);
+		if (th.n > TH_REQS - 8)
+			break;
+	}
+	th_free();
+}
+
+/* @a : @b within @pct percent of @ra : @rb */
+static bool ratio_near(u64 a, u64 b, u64 ra, u64 rb, u64 pct)
+{
+	u64 want = (a + b) * ra / (ra + rb);
+
+	return a * 100 >= want * (100 - pct) && a * 100 <= want * (100 + pct);
+}
+
+/* Explicit weights 100 and 400 share 1:4 in every policy and mode. */
+static void t_explicit_weights(void)
+{
+	static const char *const pol[] = { "cfq", "sfq" };
+	static const struct wpair same = { { 100, 400 }, { 4, 4 }, { 4096, 4096 } };
+	/* bytes mode: the heavy flow's requests are 16x smaller */
+	static const struct wpair sizes = { { 100, 400 }, { 4, 4 }, { 65536, 4096 } };
+	u64 got[2];
+	int p;
+
+	for (p = 0; p < 2; p++) {
+		wpair_run(pol[p], "requests", &same, 4000, got);
+		CHECK(ratio_near(got[0], got[1], 1, 4, 3));
+		wpair_run(pol[p], "bytes", &same, 4000, got);
+		CHECK(ratio_near(got[0], got[1], 1, 4, 3));
+		wpair_run(pol[p], "bytes", &sizes, 7000, got);
+		CHECK(ratio_near(got[0], got[1], 1, 4, 5));
+	}
+}
+
+/*
+ * An explicit weight overrides the level (BE level 0 at weight 100
+ * against level 7 at weight 300: 1:3); 0 keeps the level's weight (level
+ * 4 = weight 100 against explicit 100: 1:1); the extremes 1 and 1000
+ * are served, the light one rarely but never starved.
+ */
+static void t_weight_vs_level(void)
+{
+	static const struct wpair over = { { 100, 300 }, { 0, 7 }, { 4096, 4096 } };
+	static const struct wpair eq = { { 0, 100 }, { 4, 0 }, { 4096, 4096 } };
+	static const struct wpair ext = { { 1, 1000 }, { 4, 4 }, { 4096, 4096 } };
+	static const char *const pol[] = { "cfq", "sfq" };
+	u64 got[2];
+	int p;
+
+	for (p = 0; p < 2; p++) {
+		wpair_run(pol[p], "requests", &over, 4000, got);
+		CHECK(ratio_near(got[0], got[1], 1, 3, 3));
+		wpair_run(pol[p], "requests", &eq, 4000, got);
+		CHECK(ratio_near(got[0], got[1], 1, 1, 3));
+		wpair_run(pol[p], "requests", &ext, 8000, got);
+		/* 8000 / 1001 = 8: at least half, at most twice that */
+		CHECK(got[0] >= 4 && got[0] <= 16);
+	}
+}
+
+/*
+ * A busy flow's explicit weight changes with its next request (an
+ * administrator changing a cgroup's weight); a weight above the maximum
+ * counts as the maximum; stats report the weight served at.
+ */
+static void t_weight_change(void)
+{
+	struct fq_flow_info fi[2];
+	struct fq_req *rq;
+	int i, j, q[2] = { 0 }, n[2] = { 0 };
+
+	th_new("cfq");
+	th_set("depth", "1");
+	for (i = 0; i < 2000; i++) {
+		/* flow 1 at 100, then 400 from dispatch 1000 on; flow 2 at 100 */
+		for (j = 0; j < 2; j++) {
+			for (; q[j] < 4; q[j]++)
+				th_enq_w((u64)j + 1, (u64)i, 4096, SYNC, 0,
+					 j == 0 && i >= 1000 ? 400 : 100);
+		}
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		j = rq->key == 2;
+		q[j]--;
+		if (i >= 1100)
+			n[j]++;
+		th_done(rq, 0);
+	}
+	CHECK(ratio_near((u64)n[0], (u64)n[1], 4, 1, 5));
+	th_free();
+
+	th_new("cfq");
+	th_enq_w(5, 0, 4096, SYNC, 0, 60000);
+	th_enq_w(6, 0, 4096, SYNC, BE(0), 0);
+	CHECK_EQ(fq_sched_flows(th.s, fi, 2), 2);
+	for (i = 0; i < 2; i++)
+		CHECK_EQ(fi[i].weight, fi[i].key == 5 ? FQ_WEIGHT_MAX : 200);
+	th_free();
 }
 
 static void t_class_order(void)
@@ -1340,7 +1499,7 @@ static void t_stats(void)
 	n = fq_sched_flows(th.s, fi, 3);
 	CHECK_EQ(n, 3);
 	CHECK_EQ(fi[0].key, 2);			/* busiest first */
-	CHECK_EQ(fi[0].weight, 7);
+	CHECK_EQ(fi[0].weight, 175);		/* level 1 */
 	CHECK_EQ(fi[0].ioprio, BE(1));
 	CHECK_EQ(fi[1].key, 1);
 	CHECK_EQ(fi[2].key, 3);
@@ -1403,6 +1562,9 @@ static const struct fq_test_case cases[] = {
 	{ "sfq_buckets_change", t_sfq_buckets_change },
 	{ "drr_bytes", t_drr_bytes },
 	{ "weights", t_weights },
+	{ "explicit_weights", t_explicit_weights },
+	{ "weight_vs_level", t_weight_vs_level },
+	{ "weight_change", t_weight_change },
 	{ "class_order", t_class_order },
 	{ "idle_class_alone", t_idle_class_alone },
 	{ "idle_class_no_expiry", t_idle_class_no_expiry },
