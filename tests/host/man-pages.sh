@@ -1,0 +1,165 @@
+#!/bin/bash
+# tests/host/man-pages.sh - the man pages in man/ (host suite "man").
+#
+# 1. every man/*.[0-9] formats without a single warning, under
+#    `man --warnings -l` (man-db, groff -ww) and `groff -ww -z -man`, and
+#    its .TH names the section its file name says;
+# 2. fairq(4) documents every configfs and sysfs attribute the driver
+#    defines (drivers/*.c) as a tag of its own, and for each numeric
+#    tunable of sched/fq_tunables.c the range and default the core has;
+# 3. fairqctl(8) documents every command and long option of
+#    tools/fairqctl.c, fairq-nbd(8) every long option of
+#    userspace-backend/main.c.
+# The checker is first shown to catch a page that does warn.
+# Ends with "N passed, N failed".
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+man="$top/man"
+passed=0
+failed=0
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+ok() {
+	passed=$((passed + 1))
+	echo "ok   $*"
+}
+
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL $*"
+}
+
+# Every warning either formatter prints for PAGE, on stdout.
+page_warnings() {
+	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$1" 2>&1 >/dev/null
+	groff -ww -z -man -t "$1" 2>&1
+}
+
+# --- the checker itself ----------------------------------------------------
+printf '.TH BAD 1\n.SH NAME\nbad \\- a page that warns\n.BOGUS\n\\fQtext\n' >"$tmp/bad.1"
+if [ -n "$(page_warnings "$tmp/bad.1")" ]; then
+	ok "checker: a page with an undefined macro and font warns"
+else
+	fail "checker: no warning for an undefined macro and font"
+fi
+
+# --- 1. every page, no warnings ---------------------------------------------
+pages=("$man"/*.[0-9])
+[ -e "${pages[0]}" ] || pages=()
+for want in fairq.4 fairqctl.8 fairq-nbd.8; do
+	if [ -f "$man/$want" ]; then ok "$want exists"; else fail "$want missing"; fi
+done
+for p in "${pages[@]}"; do
+	name=$(basename "$p")
+	w=$(page_warnings "$p")
+	if [ -z "$w" ]; then
+		ok "$name: no warnings"
+	else
+		fail "$name: warnings:"
+		echo "$w" | sed 's/^/    /'
+	fi
+	sec=$(sed -n 's/^\.TH  *[^ ]*  *\([0-9]\).*/\1/p' "$p" | head -n 1)
+	if [ "$sec" = "${name##*.}" ] && grep -q '^\.SH NAME' "$p"; then
+		ok "$name: .TH section $sec, NAME section"
+	else
+		fail "$name: .TH section '$sec' does not match the file name, or no NAME"
+	fi
+done
+
+# The names a page has as .TP tags: the first word of the line after .TP,
+# with roff quoting, fonts and \- taken off.
+tags() {
+	awk 'tp { sub(/^\.(B|BI|BR|I|IR)[ \t]+/, ""); gsub(/"/, ""); gsub(/\\-/, "-");
+		  gsub(/\\f[BIRP]/, ""); print $1; tp = 0; next }
+	     /^\.TP/ { tp = 1 }' "$1"
+}
+
+# The text of the .TP paragraph whose tag is NAME, as one line.
+paragraph() {
+	awk -v want="$2" 'tp { t = $0; sub(/^\.(B|BI|BR)[ \t]+/, "", t); split(t, w, /[ \t]/);
+			       grab = (w[1] == want); tp = 0; next }
+		/^\.(TP|SH|SS|PP)/ { if (/^\.TP/) tp = 1; grab = 0; next }
+		grab { gsub(/^\.[A-Z]+[ \t]+/, ""); printf "%s ", $0 }' "$1"
+}
+
+# --- 2. fairq(4): every attribute of the driver ------------------------------
+f4="$man/fairq.4"
+if [ -f "$f4" ]; then
+	tags "$f4" | sort -u >"$tmp/f4.tags"
+	# FAIRQ_CFS_ATTR(x), CONFIGFS_ATTR[_RO|_WO](fairq_cfs_, x),
+	# FAIRQ_SYSFS_RW/RO(x), __ATTR(x, ...)
+	sed -n -e 's/^FAIRQ_CFS_ATTR(\([a-z0-9_]*\)).*/\1/p' \
+	       -e 's/^CONFIGFS_ATTR[A-Z_]*(fairq_cfs_, *\([a-z0-9_]*\)).*/\1/p' \
+	       -e 's/^FAIRQ_SYSFS_R[OW](\([a-z0-9_]*\)).*/\1/p' \
+	       -e 's/.*__ATTR(\([a-z0-9_]*\),.*/\1/p' \
+	       "$top"/drivers/*.c | grep -v '^_' | sort -u >"$tmp/attrs"
+	n=$(wc -l <"$tmp/attrs")
+	if [ "$n" -ge 16 ]; then
+		ok "driver defines $n attribute names"
+	else
+		fail "found only $n attribute names in drivers/*.c (the patterns are stale?)"
+	fi
+	missing=$(comm -23 "$tmp/attrs" "$tmp/f4.tags" | tr '\n' ' ')
+	if [ -z "$missing" ]; then
+		ok "fairq.4: every attribute has its own entry ($(tr '\n' ' ' <"$tmp/attrs"))"
+	else
+		fail "fairq.4: no entry for: $missing"
+	fi
+
+	# numeric tunables: { "name", min, max, def } in sched/fq_tunables.c
+	sed -n 's/^[ \t]*\[FQ_T_[A-Z_]*\][ \t]*= { "\([a-z_]*\)", \(.*\) },$/\1,\2/p' \
+		"$top/sched/fq_tunables.c" | sed 's/\([0-9]\)u/\1/g' | tr -d ' ' | awk -F, '$2 != 0 || $3 != 0' |
+		tr ',' ' ' >"$tmp/tun"
+	[ -s "$tmp/tun" ] || fail "no numeric tunables parsed from sched/fq_tunables.c"
+	while read -r name lo hi def; do
+		lo=$((lo)) hi=$((hi)) def=$((def))
+		text=$(paragraph "$f4" "$name")
+		if [[ $text == *"$lo to $hi"* && $text == *"default $def"* ]]; then
+			ok "fairq.4: $name: $lo to $hi, default $def"
+		else
+			fail "fairq.4: $name: want '$lo to $hi' and 'default $def' in: ${text:0:120}"
+		fi
+	done <"$tmp/tun"
+fi
+
+# --- 3. the tools' pages: every command and option ----------------------------
+longopts() {
+	# { "opt", required_argument|no_argument, ... } inside longopts[]
+	sed -n '/longopts\[\] = {/,/};/s/^[ \t]*{ *"\([a-z-]*\)",.*/\1/p' "$1"
+}
+
+check_opts() {
+	page=$1 src=$2
+	[ -f "$page" ] || return
+	opts=$(longopts "$src")
+	[ -n "$opts" ] || fail "$(basename "$src"): no long options parsed"
+	for o in $opts; do
+		if sed 's/\\-/-/g' "$page" | grep -q -- "--$o\b"; then
+			ok "$(basename "$page"): --$o"
+		else
+			fail "$(basename "$page"): --$o is not documented"
+		fi
+	done
+}
+
+check_opts "$man/fairqctl.8" "$top/tools/fairqctl.c"
+check_opts "$man/fairq-nbd.8" "$top/userspace-backend/main.c"
+
+if [ -f "$man/fairqctl.8" ]; then
+	tags "$man/fairqctl.8" | sort -u >"$tmp/c8.tags"
+	cmds=$(sed -n 's/^[ \t]*\.name = "\([a-z-]*\)",.*/\1/p' "$top/tools/fairqctl.c")
+	[ -n "$cmds" ] || fail "fairqctl.c: no commands parsed"
+	for c in $cmds; do
+		if grep -qx "$c" "$tmp/c8.tags" &&
+		   grep -q "^\.B $c\$" <(sed -n '/^\.SH SYNOPSIS/,/^\.SH DESCRIPTION/p' "$man/fairqctl.8"); then
+			ok "fairqctl.8: command $c (synopsis and entry)"
+		else
+			fail "fairqctl.8: command $c is not in the synopsis and COMMANDS"
+		fi
+	done
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
