@@ -17,9 +17,11 @@ KDIR ?= /lib/modules/$(KVER)/build
 # module for Debian's default kernel (the one the tests boot by default).
 KMOD = $(CURDIR)/build/kmod/$(KVER)
 DEFAULT_KVER := $(shell $(CURDIR)/scripts/debian-kver 2>/dev/null)
+# Debian's 6.12 LTS kernel: make check also builds and boots the module on it.
+LTS_KVER := $(shell $(CURDIR)/scripts/debian-kver linux-image-6.12-amd64 2>/dev/null)
 export KVER KDIR
 
-.PHONY: all module tools nbd deps check check-host check-vm demo sparse clean
+.PHONY: all module module-lts tools nbd deps check check-host check-vm demo sparse clean
 
 all: module tools nbd
 
@@ -28,6 +30,10 @@ module:
 	scripts/kmod-tree $(KMOD)
 	$(MAKE) -C $(KDIR) M=$(KMOD) modules
 	if [ "$(KVER)" = "$(DEFAULT_KVER)" ]; then cp $(KMOD)/fairq.ko fairq.ko; fi
+
+# fairq.ko for the 6.12 LTS kernel too (build/kmod/LTS_KVER), if installed
+module-lts:
+	if [ -n "$(LTS_KVER)" ]; then $(MAKE) module KVER=$(LTS_KVER) KDIR=/lib/modules/$(LTS_KVER)/build; fi
 
 sparse:
 	scripts/kmod-tree $(KMOD)
@@ -44,6 +50,7 @@ deps:
 
 check: deps
 	$(MAKE) all
+	$(MAKE) module-lts
 	tests/run
 
 check-host: deps
@@ -52,6 +59,7 @@ check-host: deps
 
 check-vm: deps
 	$(MAKE) all
+	$(MAKE) module-lts
 	tests/run --vm
 
 demo: deps
