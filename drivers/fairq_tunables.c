@@ -45,7 +45,8 @@ static int fairq_backing_store(struct fairq_dev *fd, const char *buf, const char
 	dev_t devt;
 	int ret;
 
-	path = kstrdup(buf, GFP_KERNEL);
+	/* strim() cuts the end only in place: skip leading blanks here */
+	path = kstrdup(skip_spaces(buf), GFP_KERNEL);
 	if (!path)
 		return -ENOMEM;
 	strim(path);
