@@ -7,6 +7,7 @@
 #   make check      every host and VM test; ends with "N passed, N failed"
 #   make demo       boot the VM, fairq0 over a virtio disk, ext4, a fairness table
 #   make sparse     the module under sparse (C=1) and W=1
+#   make soak       tests/soak/soak.sh in the VM for SOAK_MIN minutes (30), not in check
 #
 # KVER picks the kernel: by default the one Debian's linux-image-amd64
 # depends on (scripts/debian-kver), never "the newest in /lib/modules".
@@ -21,7 +22,7 @@ DEFAULT_KVER := $(shell $(CURDIR)/scripts/debian-kver 2>/dev/null)
 LTS_KVER := $(shell $(CURDIR)/scripts/debian-kver linux-image-6.12-amd64 2>/dev/null)
 export KVER KDIR
 
-.PHONY: all module module-lts tools nbd deps check check-host check-vm demo sparse clean
+.PHONY: all module module-lts tools nbd deps check check-host check-vm demo soak sparse clean
 
 all: module tools nbd
 
@@ -65,6 +66,12 @@ check-vm: deps
 demo: deps
 	$(MAKE) all
 	vm/demo
+
+# the soak is out of make check: SOAK_MIN minutes plus boot and teardown
+SOAK_MIN ?= 30
+soak: deps
+	$(MAKE) all
+	vm/run --append fairq.soak_min=$(SOAK_MIN) --test-timeout $$(( $(SOAK_MIN) * 60 + 300 )) tests/soak/soak.sh
 
 bench: deps
 	$(MAKE) all
