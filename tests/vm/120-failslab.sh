@@ -4,8 +4,9 @@
 # Allocation failures (issue 7, fault 3): failslab with task-filter, so
 # only the tasks this test marks (/proc/PID/make-it-fail) see failures,
 # at 20 % and for sleeping allocations too (ignore-gfp-wait=N):
-#  - create: a marked shell runs mkdir, backing=, power=1, power=0, rmdir
-#    40 times (bash builtins; mkdir/rmdir is busybox): every step either
+#  - create: a marked shell runs mkdir, backing=, power=1, power=0 40
+#    times (bash builtins; mkdir is busybox), rmdir and the checks run
+#    unmarked: every step either
 #    works or answers with an errno, and after a failed step the state is
 #    consistent (power reads 0 and no disk exists after a failed power=1,
 #    no entry after a failed mkdir), the lower device is released;
@@ -50,12 +51,24 @@ failslab_on() {
 	echo N >$FS/ignore-gfp-wait
 }
 
-# create_loop N: the marked shell's create/destroy steps; prints a tally
-create_loop() {
-	local i ok=0 failed=0 d=$CFS/$FQ
+# mark / unmark: this shell's allocations may fail / may not; the write
+# to make-it-fail may itself fail while marked, so retry it
+mark() {
 	echo 1 >/proc/self/make-it-fail
+}
+
+unmark() {
+	until echo 0 >/proc/self/make-it-fail; do :; done 2>/dev/null
+}
+
+# create_loop N: create/destroy steps by a marked shell, checked unmarked;
+# leaves a tally
+create_loop() {
+	local i ok=0 failed=0 d=$CFS/$FQ p
 	for ((i = 0; i < $1; i++)); do
+		mark
 		if ! busybox mkdir "$d" 2>>create.err; then
+			unmark
 			failed=$((failed + 1))
 			[ ! -e "$d" ] || echo "mkdir failed but $d exists" >>create.bad
 			continue
@@ -64,15 +77,19 @@ create_loop() {
 			if printf 1 >"$d/power" 2>>create.err; then
 				ok=$((ok + 1))
 				printf 0 >"$d/power" 2>>create.err || failed=$((failed + 1))
+				unmark
 			else
+				unmark
 				failed=$((failed + 1))
 				read -r p <"$d/power"
 				[ "$p" = 0 ] || echo "failed power=1 left power '$p'" >>create.bad
 				[ ! -e /sys/block/$FQ ] || echo "failed power=1 left a disk" >>create.bad
 			fi
 		else
+			unmark
 			failed=$((failed + 1))
 		fi
+		unmark
 		busybox rmdir "$d" 2>>create.err || echo "rmdir $d failed" >>create.bad
 	done
 	echo "$ok $failed" >create.tally
@@ -100,13 +117,14 @@ test_create() {
 # switch_loop: the marked shell's policy switches until stop exists
 switch_loop() {
 	local n=0 f=0 pols=(cfq sfq fifo) fr=(requests bytes) s=/sys/block/$FQ/fairq
-	echo 1 >/proc/self/make-it-fail
+	mark
 	while [ ! -e stop ]; do
 		printf '%s' "${pols[n % 3]}" >$s/policy 2>/dev/null || f=$((f + 1))
 		printf '%s' "${fr[n % 2]}" >$s/fairness 2>/dev/null || f=$((f + 1))
 		printf '%s' $((1 << (n % 8))) >$s/buckets 2>/dev/null || f=$((f + 1))
 		n=$((n + 1))
 	done
+	unmark
 	echo "$n $f" >switch.tally
 }
 
@@ -133,8 +151,7 @@ test_switch() {
 }
 
 test_io() {
-	local before after slab pid
-	before=$(ls /sys/kernel/slab | grep '^bio-' | sort)
+	local before after slab
 	fairq_destroy $FQ
 	before=$(ls /sys/kernel/slab | grep '^bio-' | sort)
 	fairq_create $FQ /dev/$NB depth=16

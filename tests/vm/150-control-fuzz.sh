@@ -26,7 +26,7 @@ NB=nullb150
 FQ=fz0
 C=$FAIRQ_CONFIGFS/$FQ
 S=/sys/block/$FQ/fairq
-N_SERIAL=${FUZZ_N:-350}
+N_SERIAL=${FUZZ_N:-300}
 N_CONC=${FUZZ_NC:-250}
 EF=$TMPDIR/err
 
