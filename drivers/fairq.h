@@ -14,6 +14,8 @@
  *                   (which runs on the core without fd->lock).
  *   fd->lock        (spinlock, irqsave) the sched core and the I/O state;
  *                   completions take it from interrupt context.
+ *   fd->cgw.lock    (spinlock, irqsave) the cgroup weight table; a leaf,
+ *                   taken with no other fairq lock held.
  */
 #ifndef FAIRQ_H
 #define FAIRQ_H
@@ -43,6 +45,21 @@ enum fairq_classify {
 
 struct fairq_kobj;
 
+/* cgroup_weights: entries of the table (fairq_cgweights.c) */
+#define FAIRQ_CGW_MAX	256
+
+struct fairq_cgw_entry {
+	u64 id;			/* cgroup v2 id (cgroup_id()) */
+	u16 weight;		/* 1..FQ_WEIGHT_MAX */
+};
+
+/* Weights set by cgroup id, ascending; protected by ->lock. */
+struct fairq_cgw {
+	spinlock_t lock;
+	unsigned int nr;	/* entries in use */
+	struct fairq_cgw_entry e[FAIRQ_CGW_MAX];
+};
+
 struct fairq_dev {
 	struct config_item item;
 	char name[DISK_NAME_LEN];	/* configfs name = disk name */
@@ -61,6 +78,7 @@ struct fairq_dev {
 	atomic_t pending;		/* clones not yet completed, +1 while running */
 	struct completion drained;	/* pending reached 0 after power-off dropped the +1 */
 	atomic64_t passthrough;		/* dataless bios sent straight down [bios] */
+	struct fairq_cgw cgw;		/* cgroup_weights, kept across power off */
 
 	/* valid while powered on; set and cleared under fairq_cfg_lock */
 	struct fairq_lower lower;
@@ -112,6 +130,12 @@ void fairq_kick(struct fairq_dev *fd);
 ssize_t fairq_attr_show(struct fairq_dev *fd, const char *name, char *page);
 int fairq_attr_store(struct fairq_dev *fd, const char *name, const char *buf);
 const char *fairq_classify_name(int classify);
+
+/* fairq_cgweights.c */
+void fairq_cgw_init(struct fairq_cgw *t);
+u16 fairq_cgw_lookup(struct fairq_cgw *t, u64 id);
+int fairq_cgw_store(struct fairq_cgw *t, const char *buf, const char **why);
+ssize_t fairq_cgw_show(struct fairq_cgw *t, char *page);
 
 /* fairq_sysfs.c */
 int fairq_sysfs_add(struct fairq_dev *fd);

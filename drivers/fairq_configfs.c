@@ -30,6 +30,7 @@ CONFIGFS_ATTR(fairq_cfs_, _name)
 FAIRQ_CFS_ATTR(backing);
 FAIRQ_CFS_ATTR(power);
 FAIRQ_CFS_ATTR(classify);
+FAIRQ_CFS_ATTR(cgroup_weights);
 FAIRQ_CFS_ATTR(policy);
 FAIRQ_CFS_ATTR(fairness);
 FAIRQ_CFS_ATTR(quantum);
@@ -51,6 +52,7 @@ static struct configfs_attribute *fairq_cfs_attrs[] = {
 	&fairq_cfs_attr_backing,
 	&fairq_cfs_attr_power,
 	&fairq_cfs_attr_classify,
+	&fairq_cfs_attr_cgroup_weights,
 	&fairq_cfs_attr_policy,
 	&fairq_cfs_attr_fairness,
 	&fairq_cfs_attr_quantum,

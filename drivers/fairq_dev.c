@@ -63,6 +63,7 @@ struct fairq_dev *fairq_dev_alloc(const char *name)
 	strscpy(fd->name, name, sizeof(fd->name));
 	fd->classify = FAIRQ_CLASSIFY_TGID;
 	mutex_init(&fd->tun_lock);
+	fairq_cgw_init(&fd->cgw);
 	fairq_io_init(fd);
 	return fd;
 }

@@ -152,11 +152,11 @@ static void fairq_clone_endio(struct bio *clone)
 	fairq_put_pending(fd);
 }
 
-static u64 fairq_flow_key(struct fairq_dev *fd, struct bio *bio)
+static u64 fairq_flow_key(int classify, struct bio *bio)
 {
 	struct cgroup_subsys_state *css;
 
-	switch (READ_ONCE(fd->classify)) {
+	switch (classify) {
 	case FAIRQ_CLASSIFY_PID:
 		return current->pid;
 	case FAIRQ_CLASSIFY_CGROUP:
@@ -172,6 +172,7 @@ static u64 fairq_flow_key(struct fairq_dev *fd, struct bio *bio)
 
 static void fairq_fill_req(struct fairq_dev *fd, struct bio *bio, struct fq_req *rq)
 {
+	int classify = READ_ONCE(fd->classify);
 	unsigned short prio = bio_prio(bio);
 	unsigned int class;
 
@@ -182,7 +183,10 @@ static void fairq_fill_req(struct fairq_dev *fd, struct bio *bio, struct fq_req 
 		rq->flags |= FQ_REQ_WRITE;
 	if (op_is_sync(bio->bi_opf))
 		rq->flags |= FQ_REQ_SYNC;
-	rq->key = fairq_flow_key(fd, bio);
+	rq->key = fairq_flow_key(classify, bio);
+	/* 0 for an unlisted cgroup: it weighs as its I/O priority says */
+	if (classify == FAIRQ_CLASSIFY_CGROUP)
+		rq->weight = fairq_cgw_lookup(&fd->cgw, rq->key);
 
 	/* submit_bio() fills in the task's ioprio, submit_bio_noacct() not */
 	if (IOPRIO_PRIO_CLASS(prio) == IOPRIO_CLASS_NONE)

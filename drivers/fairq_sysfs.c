@@ -49,6 +49,7 @@ static struct kobj_attribute fairq_sysfs_##_name = \
 
 FAIRQ_SYSFS_RO(backing);
 FAIRQ_SYSFS_RW(classify);
+FAIRQ_SYSFS_RW(cgroup_weights);
 FAIRQ_SYSFS_RW(policy);
 FAIRQ_SYSFS_RW(fairness);
 FAIRQ_SYSFS_RW(quantum);
@@ -171,6 +172,7 @@ static struct kobj_attribute fairq_sysfs_stats = __ATTR(stats, 0444, fairq_stats
 static struct attribute *fairq_sysfs_attrs[] = {
 	&fairq_sysfs_backing.attr,
 	&fairq_sysfs_classify.attr,
+	&fairq_sysfs_cgroup_weights.attr,
 	&fairq_sysfs_policy.attr,
 	&fairq_sysfs_fairness.attr,
 	&fairq_sysfs_quantum.attr,

@@ -177,6 +177,17 @@ static int fairq_sched_store(struct fairq_dev *fd, const char *name, const char 
 	return ret;
 }
 
+/* applies to bios submitted from now on, powered on or not */
+static ssize_t fairq_cgweights_show(struct fairq_dev *fd, char *page)
+{
+	return fairq_cgw_show(&fd->cgw, page);
+}
+
+static int fairq_cgweights_store(struct fairq_dev *fd, const char *buf, const char **why)
+{
+	return fairq_cgw_store(&fd->cgw, buf, why);
+}
+
 struct fairq_attr_ops {
 	const char *name;
 	ssize_t (*show)(struct fairq_dev *fd, char *page);
@@ -187,6 +198,7 @@ static const struct fairq_attr_ops fairq_own_attrs[] = {
 	{ "backing",	fairq_backing_show,	fairq_backing_store },
 	{ "power",	fairq_power_show,	fairq_power_store },
 	{ "classify",	fairq_classify_show,	fairq_classify_store },
+	{ "cgroup_weights", fairq_cgweights_show, fairq_cgweights_store },
 };
 
 static const struct fairq_attr_ops *fairq_own_attr(const char *name)
