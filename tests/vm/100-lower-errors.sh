@@ -77,7 +77,7 @@ fio_errwrite() {
 }
 
 test_error_writes() {
-	local e0 e1 ferr fios
+	local e0 e1 ferr
 	dm_swap $DM "$(flakey 0 1 error_writes)"
 	e0=$(stat_field $FQ errors)
 	expect_eio dd if=/dev/zero of=/dev/$FQ bs=4k seek=1024 count=1 oflag=direct status=none
