@@ -8,45 +8,35 @@
  * Laid out like util-linux sys-utils/blkzone.c: one command table, one
  * control struct handed to every handler, getopt_long() over a static
  * longopts[], and every attribute read or written through read_attr()
- * and write_attr().
+ * and write_attr() (attr.c).  apply.c, top.c and json.c hold the larger
+ * commands, fairqtab.c the config file, cgroup.c the cgroup weights.
  *
- * Exit status: 0 success, 1 the kernel or the system refused, 2 usage.
+ * Exit status: 0 success, 1 the kernel or the system refused, 2 usage,
+ * 3 (apply) everything applied except lines whose backing device or
+ * cgroup is not there.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <dirent.h>
 #include <err.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/types.h>
-#include <time.h>
 #include <unistd.h>
+
+#include "fairqctl.h"
 
 #ifndef FAIRQ_VERSION
 #define FAIRQ_VERSION "0.1"
 #endif
 
-#define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
-
 enum {
-	EXIT_USAGE	= 2,
-	NAME_MAX_LEN	= 31,		/* configfs entry name, INTERFACE.md */
 	AUTO_NAME_MAX	= 1024,		/* fairq0 .. fairq1023 */
-	DEV_WAIT_MS	= 5000,		/* for /dev/NAME after power=1 */
-	DEV_POLL_MS	= 20,
-	ATTR_MAX_BYTES	= 1 << 20,	/* sysfs/configfs give one page */
 };
-
-#define DEFAULT_CONFIGFS	"/sys/kernel/config/fairq"
-#define DEFAULT_SYSFS		"/sys/block"
 
 /* options, as a mask of what each command accepts; see check_options() */
 enum {
@@ -54,15 +44,13 @@ enum {
 	OPT_POLICY	= 1 << 1,
 	OPT_SET		= 1 << 2,
 	OPT_JSON	= 1 << 3,
+	OPT_DRY_RUN	= 1 << 4,
+	OPT_DOWN	= 1 << 5,
+	OPT_PRUNE	= 1 << 6,
+	OPT_ONCE	= 1 << 7,
+	OPT_INTERVAL	= 1 << 8,
+	OPT_ROWS	= 1 << 9,
 };
-
-/* where an attribute lives */
-enum attr_root {
-	ROOT_CONFIGFS,		/* CONFIGFS/NAME/attr */
-	ROOT_SYSFS,		/* SYSFS/NAME/fairq/attr, only while powered */
-};
-
-struct fairqctl_control;
 
 struct fairqctl_command {
 	const char *name;
@@ -75,30 +63,11 @@ struct fairqctl_command {
 	bool needs_name;	/* first argument is a device NAME */
 };
 
-struct fairqctl_control {
-	const struct fairqctl_command *command;
-	const char *configfs;		/* FAIRQ_CONFIGFS */
-	const char *sysfs;		/* FAIRQ_SYSFS */
-
-	char name[NAME_MAX_LEN + 1];	/* the device the command is about */
-	char **args;			/* positional arguments */
-	int nargs;
-
-	const char *opt_name;		/* create --name */
-	const char *policy;		/* create --policy */
-	const char *backing;		/* create: BACKING, resolved */
-	char **sets;			/* create --set, in order */
-	int nsets;
-	bool json;			/* stats --json */
-
-	/* the last failed write_attr(): did open() or write() fail */
-	bool failed_at_open;
-};
-
 static int cmd_create(struct fairqctl_control *ctl);
 static int cmd_list(struct fairqctl_control *ctl);
 static int cmd_show(struct fairqctl_control *ctl);
 static int cmd_set(struct fairqctl_control *ctl);
+static int cmd_get(struct fairqctl_control *ctl);
 static int cmd_stats(struct fairqctl_control *ctl);
 static int cmd_destroy(struct fairqctl_control *ctl);
 
@@ -126,10 +95,17 @@ static const struct fairqctl_command commands[] = {
 	}, {
 		.name = "set",
 		.handler = cmd_set,
-		.synopsis = "NAME KEY=VALUE...",
+		.synopsis = "NAME KEY=VALUE... | NAME cgroup-weight PATH=W",
 		.help = "change attributes (sysfs while powered, configfs otherwise);\n"
-			"stops at the first refused value",
+			"stops at the first refused value; W 1..1000, 0 removes",
 		.min_args = 2, .max_args = -1,
+		.needs_name = true,
+	}, {
+		.name = "get",
+		.handler = cmd_get,
+		.synopsis = "NAME KEY | NAME cgroup-weight",
+		.help = "print one attribute; cgroup-weight: PATH=W per line",
+		.min_args = 2, .max_args = 2,
 		.needs_name = true,
 	}, {
 		.name = "stats",
@@ -140,6 +116,22 @@ static const struct fairqctl_command commands[] = {
 		.opts = OPT_JSON,
 		.needs_name = true,
 	}, {
+		.name = "top",
+		.handler = cmd_top,
+		.synopsis = "NAME [--once] [--interval S] [-n N]",
+		.help = "live view of the busiest flows and the device totals",
+		.min_args = 1, .max_args = 1,
+		.opts = OPT_ONCE | OPT_INTERVAL | OPT_ROWS,
+		.needs_name = true,
+	}, {
+		.name = "apply",
+		.handler = cmd_apply,
+		.synopsis = "[FILE] [--dry-run] [--down] [--prune]",
+		.help = "make the devices match FILE (default $FAIRQTAB or\n"
+			DEFAULT_FAIRQTAB "); --down tears its devices down",
+		.min_args = 0, .max_args = 1,
+		.opts = OPT_DRY_RUN | OPT_DOWN | OPT_PRUNE,
+	}, {
 		.name = "destroy",
 		.handler = cmd_destroy,
 		.synopsis = "NAME",
@@ -148,9 +140,6 @@ static const struct fairqctl_command commands[] = {
 		.needs_name = true,
 	},
 };
-
-/* lifecycle attributes: written to configfs even while powered */
-static const char *const configfs_only[] = { "backing", "power", "max_flows" };
 
 static const struct fairqctl_command *name_to_command(const char *name)
 {
@@ -189,18 +178,30 @@ static void __attribute__((__noreturn__)) usage(void)
 
 	fputs("\nOptions:\n", out);
 	fputs(" -n, --name NAME        create: device name (default: first free fairqN)\n", out);
+	fputs(" -n, --rows N           top: show the N busiest flows (default 16)\n", out);
 	fputs(" -p, --policy P         create: dispatch policy (cfq, sfq, fifo)\n", out);
 	fputs(" -s, --set KEY=VALUE    create: set a tunable before power-on (repeatable)\n", out);
-	fputs(" -j, --json             stats: print {\"totals\":{...},\"flows\":[...]}\n", out);
+	fputs(" -j, --json             stats: one JSON object (docs/INTERFACE.md)\n", out);
+	fputs("     --dry-run          apply: print what would be done, change nothing\n", out);
+	fputs("     --down             apply: power off and remove the devices in FILE\n", out);
+	fputs("     --prune            apply: also remove devices that FILE does not name\n", out);
+	fputs("     --once             top: print one screen and exit\n", out);
+	fputs(" -i, --interval S       top: seconds between screens (default 2)\n", out);
 	fputs(" -h, --help             display this help\n", out);
 	fputs(" -V, --version          display version\n", out);
 
 	fputs("\nEnvironment:\n", out);
+	fputs(" FAIRQTAB               apply: the file (default " DEFAULT_FAIRQTAB ")\n", out);
 	fputs(" FAIRQ_CONFIGFS         configfs root (default " DEFAULT_CONFIGFS ")\n", out);
 	fputs(" FAIRQ_SYSFS            sysfs block root (default " DEFAULT_SYSFS ")\n", out);
+	fputs(" FAIRQ_CGROUP           cgroup v2 root (default " DEFAULT_CGROUP ")\n", out);
+	fputs(" FAIRQ_DEVDISK          UUID=/LABEL= links (default " DEFAULT_DEVDISK ")\n", out);
+	fputs(" FAIRQ_BLKID            blkid for UUID=/LABEL= (default blkid; empty: none)\n", out);
+	fputs(" FAIRQ_PROC             proc root for process names (default " DEFAULT_PROC ")\n", out);
 
-	fputs("\nExit status: 0 success, 1 the kernel or the system refused, 2 usage error.\n", out);
-	fputs("The attributes and their ranges: docs/INTERFACE.md.\n", out);
+	fputs("\nExit status: 0 success, 1 the kernel or the system refused, 2 usage error,\n", out);
+	fputs("3 apply: done, except lines whose backing device or cgroup is missing.\n", out);
+	fputs("The attributes and their ranges: docs/INTERFACE.md, fairqtab(5).\n", out);
 	exit(EXIT_SUCCESS);
 }
 
@@ -217,29 +218,9 @@ usage_error(const char *fmt, ...)
 	exit(EXIT_USAGE);
 }
 
-/* [a-z0-9_-], 1..31 characters: the kernel's rule for an entry name */
-static bool valid_name(const char *s)
+static bool is_cgroup_weight(const char *arg)
 {
-	size_t n = strlen(s);
-
-	if (n == 0 || n > NAME_MAX_LEN)
-		return false;
-	return strspn(s, "abcdefghijklmnopqrstuvwxyz0123456789_-") == n;
-}
-
-/* attribute names: [a-z0-9_], never a path */
-static bool valid_attr(const char *s, size_t n)
-{
-	size_t i;
-
-	if (n == 0)
-		return false;
-	for (i = 0; i < n; i++) {
-		if (!islower((unsigned char)s[i]) &&
-		    !isdigit((unsigned char)s[i]) && s[i] != '_')
-			return false;
-	}
-	return true;
+	return strcmp(arg, "cgroup-weight") == 0;
 }
 
 /* KEY=VALUE with a valid KEY; usage error otherwise */
@@ -264,207 +245,6 @@ static void set_name(struct fairqctl_control *ctl, const char *name)
 	snprintf(ctl->name, sizeof(ctl->name), "%s", name);
 }
 
-/*
- * Kernel access: the configfs entry, its attributes and the sysfs
- * directory.  write_attr() and read_attr() return 0 or -errno and print
- * nothing; callers report with attr_error().
- */
-static int entry_path(const struct fairqctl_control *ctl, char *buf, size_t len)
-{
-	if ((size_t)snprintf(buf, len, "%s/%s", ctl->configfs, ctl->name) >= len)
-		return -ENAMETOOLONG;
-	return 0;
-}
-
-static int attr_path(const struct fairqctl_control *ctl, enum attr_root root,
-		     const char *attr, char *buf, size_t len)
-{
-	int n;
-
-	if (root == ROOT_SYSFS)
-		n = snprintf(buf, len, "%s/%s/fairq/%s", ctl->sysfs, ctl->name, attr);
-	else
-		n = snprintf(buf, len, "%s/%s/%s", ctl->configfs, ctl->name, attr);
-	return (size_t)n >= len ? -ENAMETOOLONG : 0;
-}
-
-static int write_attr(struct fairqctl_control *ctl, enum attr_root root,
-		      const char *attr, const char *val)
-{
-	char path[PATH_MAX];
-	size_t len = strlen(val);
-	ssize_t n;
-	int fd, rc;
-
-	ctl->failed_at_open = true;
-	rc = attr_path(ctl, root, attr, path, sizeof(path));
-	if (rc)
-		return rc;
-	fd = open(path, O_WRONLY | O_TRUNC | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ctl->failed_at_open = false;
-
-	/*
-	 * O_TRUNC as a shell's "echo v > attr" does (a no-op on configfs and
-	 * sysfs); one write(), as they take the value in one store
-	 */
-	n = write(fd, val, len);
-	rc = n < 0 ? -errno : (size_t)n != len ? -EIO : 0;
-	if (close(fd) < 0 && !rc)
-		rc = -errno;
-	return rc;
-}
-
-/* *out: the value without its trailing newline; free() it */
-static int read_attr(struct fairqctl_control *ctl, enum attr_root root,
-		     const char *attr, char **out)
-{
-	char path[PATH_MAX], *buf = NULL, *nbuf;
-	size_t len = 0, size = 0;
-	ssize_t n;
-	int fd, rc;
-
-	*out = NULL;
-	rc = attr_path(ctl, root, attr, path, sizeof(path));
-	if (rc)
-		return rc;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (;;) {
-		if (len + 1 >= size) {
-			size = size ? size * 2 : 4096;
-			if (size > ATTR_MAX_BYTES) {
-				rc = -EFBIG;
-				break;
-			}
-			nbuf = realloc(buf, size);
-			if (!nbuf) {
-				rc = -ENOMEM;
-				break;
-			}
-			buf = nbuf;
-		}
-		n = read(fd, buf + len, size - len - 1);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0) {
-			rc = -errno;
-			break;
-		}
-		if (n == 0)
-			break;
-		len += n;
-	}
-	close(fd);
-	if (rc) {
-		free(buf);
-		return rc;
-	}
-	buf[len] = '\0';
-	if (len && buf[len - 1] == '\n')
-		buf[len - 1] = '\0';
-	*out = buf;
-	return 0;
-}
-
-static bool is_configfs_only(const char *attr)
-{
-	size_t i;
-
-	for (i = 0; i < ARRAY_SIZE(configfs_only); i++) {
-		if (strcmp(configfs_only[i], attr) == 0)
-			return true;
-	}
-	return false;
-}
-
-/* what an errno means for this attribute, or NULL */
-static const char *attr_hint(const struct fairqctl_control *ctl,
-			     const char *attr, const char *val, int e,
-			     char *buf, size_t len)
-{
-	bool power = strcmp(attr, "power") == 0;
-	bool backing = strcmp(attr, "backing") == 0;
-
-	if (ctl->failed_at_open) {
-		if (e == ENOENT)
-			return "unknown attribute";
-		if (e == EACCES || e == EPERM)
-			return "read-only attribute";
-		return NULL;
-	}
-	switch (e) {
-	case EBUSY:
-		if (power && strcmp(val, "1") == 0 && ctl->backing) {
-			snprintf(buf, len, "backing device %s is in use",
-				 ctl->backing);
-			return buf;
-		}
-		if (power && strcmp(val, "1") == 0)
-			return "backing device is in use";
-		if (power)
-			return "device is busy (open or mounted)";
-		if (backing || strcmp(attr, "max_flows") == 0)
-			return "cannot be changed while powered on";
-		return NULL;
-	case ELOOP:
-		return power ? "backing device is this very device" : NULL;
-	case EACCES:
-		return power ? "backing device is read-only" : NULL;
-	case EOPNOTSUPP:
-		return power ? "zoned backing devices are not supported" : NULL;
-	case EEXIST:
-		if (!power)
-			return NULL;
-		snprintf(buf, len, "a block device called %s already exists",
-			 ctl->name);
-		return buf;
-	case ENOENT:
-		if (!backing)
-			return NULL;
-		snprintf(buf, len, "no such device '%s'", val);
-		return buf;
-	case ENOTBLK:
-		snprintf(buf, len, "'%s' is not a block device", val);
-		return buf;
-	case ERANGE:
-		snprintf(buf, len, "value '%s' out of range", val);
-		return buf;
-	case EINVAL:
-		if (power && strcmp(val, "1") == 0)
-			return "backing is not set";
-		snprintf(buf, len, "invalid value '%s'", val);
-		return buf;
-	}
-	return NULL;
-}
-
-/* "fairqctl: fairq0: policy: Invalid argument (invalid value 'x')" */
-static void attr_error(const struct fairqctl_control *ctl, const char *attr,
-		       const char *val, int e)
-{
-	char buf[PATH_MAX + 64];
-	const char *hint = attr_hint(ctl, attr, val, e, buf, sizeof(buf));
-
-	if (hint)
-		warnx("%s: %s: %s (%s)", ctl->name, attr, strerror(e), hint);
-	else
-		warnx("%s: %s: %s", ctl->name, attr, strerror(e));
-}
-
-/* write, and on failure name the device, the attribute and the error */
-static int set_attr(struct fairqctl_control *ctl, enum attr_root root,
-		    const char *attr, const char *val)
-{
-	int rc = write_attr(ctl, root, attr, val);
-
-	if (rc)
-		attr_error(ctl, attr, val, -rc);
-	return rc;
-}
-
 /* "KEY=VALUE" (checked by check_setting()) → write KEY */
 static int set_kv(struct fairqctl_control *ctl, enum attr_root root,
 		  const char *kv)
@@ -485,66 +265,14 @@ static int set_kv(struct fairqctl_control *ctl, enum attr_root root,
 	return rc;
 }
 
-static bool entry_exists(const struct fairqctl_control *ctl)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	return entry_path(ctl, path, sizeof(path)) == 0 &&
-	       stat(path, &st) == 0 && S_ISDIR(st.st_mode);
-}
-
-static int need_entry(const struct fairqctl_control *ctl)
-{
-	if (entry_exists(ctl))
-		return 0;
-	warnx("%s: no such fairq device", ctl->name);
-	return -ENOENT;
-}
-
-/* 1 powered, 0 not, -errno (reported) if power cannot be read */
-static int powered(struct fairqctl_control *ctl)
-{
-	char *val;
-	int rc = read_attr(ctl, ROOT_CONFIGFS, "power", &val);
-
-	if (rc) {
-		warnx("%s: power: %s", ctl->name, strerror(-rc));
-		return rc;
-	}
-	rc = strcmp(val, "1") == 0;
-	free(val);
-	return rc;
-}
-
-static int remove_entry(struct fairqctl_control *ctl)
-{
-	char path[PATH_MAX];
-	int rc = entry_path(ctl, path, sizeof(path));
-
-	if (!rc && rmdir(path) < 0)
-		rc = -errno;
-	if (rc)
-		warnx("%s: rmdir %s: %s", ctl->name, path, strerror(-rc));
-	return rc;
-}
-
 /* mkdir CONFIGFS/NAME; without --name, the first free fairqN */
 static int make_entry(struct fairqctl_control *ctl)
 {
 	char path[PATH_MAX];
 	int i;
 
-	if (ctl->opt_name) {
-		if (entry_path(ctl, path, sizeof(path)) == 0 &&
-		    mkdir(path, 0755) == 0)
-			return 0;
-		if (errno == EEXIST)
-			warnx("%s: already exists", ctl->name);
-		else
-			warn("%s: mkdir %s", ctl->name, path);
-		return -1;
-	}
+	if (ctl->opt_name)
+		return make_named_entry(ctl) ? -1 : 0;
 	for (i = 0; i < AUTO_NAME_MAX; i++) {
 		snprintf(ctl->name, sizeof(ctl->name), "fairq%d", i);
 		if (entry_path(ctl, path, sizeof(path)) == 0 &&
@@ -559,32 +287,6 @@ static int make_entry(struct fairqctl_control *ctl)
 	return -1;
 }
 
-static void sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-		;
-}
-
-/* power=1 made the disk; devtmpfs or udev makes the node */
-static int wait_for_dev(const struct fairqctl_control *ctl)
-{
-	char path[PATH_MAX];
-	struct stat st;
-	long waited;
-
-	snprintf(path, sizeof(path), "/dev/%s", ctl->name);
-	for (waited = 0; waited <= DEV_WAIT_MS; waited += DEV_POLL_MS) {
-		if (stat(path, &st) == 0 && S_ISBLK(st.st_mode))
-			return 0;
-		sleep_ms(DEV_POLL_MS);
-	}
-	warnx("%s: %s did not appear within %d s", ctl->name, path,
-	      DEV_WAIT_MS / 1000);
-	return -ETIMEDOUT;
-}
-
 /*
  * create: mkdir, backing, policy, each --set, power=1, wait for /dev/NAME.
  * Removing the entry undoes every attribute written before power=1.
@@ -593,19 +295,15 @@ static int cmd_create(struct fairqctl_control *ctl)
 {
 	const char *src = ctl->args[0];
 	char backing[PATH_MAX];
-	struct stat st;
-	int i;
+	int i, rc;
 
-	if (stat(src, &st) < 0) {
-		warn("%s", src);
-		return EXIT_FAILURE;
-	}
-	if (!S_ISBLK(st.st_mode)) {
+	rc = block_device(src, backing, sizeof(backing));
+	if (rc == -ENOTBLK) {
 		warnx("%s: not a block device", src);
 		return EXIT_FAILURE;
 	}
-	if (!realpath(src, backing)) {
-		warn("%s", src);
+	if (rc) {
+		warnx("%s: %s", src, strerror(-rc));
 		return EXIT_FAILURE;
 	}
 	ctl->backing = backing;
@@ -635,32 +333,18 @@ undo_entry:
 	return EXIT_FAILURE;
 }
 
-static int not_hidden(const struct dirent *d)
-{
-	return d->d_name[0] != '.';
-}
-
 static int cmd_list(struct fairqctl_control *ctl)
 {
 	static const char *const cols[] = { "backing", "power", "policy" };
-	struct dirent **ents;
 	int i, n, e, rc = EXIT_SUCCESS;
+	char **names, *val;
 	size_t c;
-	char *val;
 
-	n = scandir(ctl->configfs, &ents, not_hidden, alphasort);
-	if (n < 0) {
-		warn("%s", ctl->configfs);
+	n = list_entries(ctl, &names);
+	if (n < 0)
 		return EXIT_FAILURE;
-	}
 	for (i = 0; i < n; i++) {
-		bool ok = valid_name(ents[i]->d_name);
-
-		if (ok)
-			memcpy(ctl->name, ents[i]->d_name, strlen(ents[i]->d_name) + 1);
-		free(ents[i]);
-		if (!ok || !entry_exists(ctl))
-			continue;
+		snprintf(ctl->name, sizeof(ctl->name), "%s", names[i]);
 		printf("%s", ctl->name);
 		for (c = 0; c < ARRAY_SIZE(cols); c++) {
 			e = read_attr(ctl, ROOT_CONFIGFS, cols[c], &val);
@@ -675,8 +359,13 @@ static int cmd_list(struct fairqctl_control *ctl)
 		}
 		putchar('\n');
 	}
-	free(ents);
+	free_names(names, n);
 	return rc;
+}
+
+static int not_hidden(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
 }
 
 static int cmd_show(struct fairqctl_control *ctl)
@@ -719,6 +408,7 @@ next:
 	return rc;
 }
 
+/* KEY=VALUE... with "cgroup-weight PATH=W" pairs among them, in order */
 static int cmd_set(struct fairqctl_control *ctl)
 {
 	enum attr_root root;
@@ -731,178 +421,70 @@ static int cmd_set(struct fairqctl_control *ctl)
 		return EXIT_FAILURE;
 	root = on ? ROOT_SYSFS : ROOT_CONFIGFS;
 	for (i = 1; i < ctl->nargs; i++) {
-		if (set_kv(ctl, root, ctl->args[i]))
+		if (is_cgroup_weight(ctl->args[i])) {
+			if (cmd_cgroup_weight_set(ctl, ctl->args[++i]))
+				return EXIT_FAILURE;
+		} else if (set_kv(ctl, root, ctl->args[i])) {
 			return EXIT_FAILURE;
+		}
 	}
 	return EXIT_SUCCESS;
 }
 
-/*
- * JSON for the stats format: "key value" totals, then "flow k=v k=v ..."
- * lines.  Decimal integers become JSON numbers, anything else a string.
- */
-static bool json_number(const char *s, size_t n)
+static int cmd_get(struct fairqctl_control *ctl)
 {
-	size_t i = 0;
-
-	if (n && s[0] == '-')
-		i++;
-	if (i == n || (s[i] == '0' && n - i > 1))
-		return false;
-	for (; i < n; i++) {
-		if (!isdigit((unsigned char)s[i]))
-			return false;
-	}
-	return true;
-}
-
-static void json_string(const char *s, size_t n)
-{
-	size_t i;
-
-	putchar('"');
-	for (i = 0; i < n; i++) {
-		unsigned char c = s[i];
-
-		if (c == '"' || c == '\\')
-			printf("\\%c", c);
-		else if (c < 0x20)
-			printf("\\u%04x", c);
-		else
-			putchar(c);
-	}
-	putchar('"');
-}
-
-static void json_pair(const char *key, size_t klen, const char *val, size_t vlen)
-{
-	json_string(key, klen);
-	fputs(": ", stdout);
-	if (json_number(val, vlen))
-		fwrite(val, 1, vlen, stdout);
-	else
-		json_string(val, vlen);
-}
-
-static bool is_flow_line(const char *line, size_t len)
-{
-	return (len == 4 || (len > 4 && line[4] == ' ')) &&
-	       strncmp(line, "flow", 4) == 0;
-}
-
-/* {"k": v, ...} from the fields after "flow" */
-static void json_flow(const char *s, size_t len)
-{
-	const char *end = s + len, *f, *eq;
-	bool first = true;
-
-	putchar('{');
-	while (s < end) {
-		while (s < end && *s == ' ')
-			s++;
-		if (s == end)
-			break;
-		f = s;
-		while (s < end && *s != ' ')
-			s++;
-		eq = memchr(f, '=', s - f);
-		if (!first)
-			fputs(", ", stdout);
-		first = false;
-		if (eq)
-			json_pair(f, eq - f, eq + 1, s - eq - 1);
-		else
-			json_pair(f, s - f, "", 0);
-	}
-	putchar('}');
-}
-
-/* "key value" → "key": value */
-static void json_total(const char *line, size_t len)
-{
-	const char *sp = memchr(line, ' ', len), *end = line + len, *v;
-
-	if (!sp) {
-		json_pair(line, len, "", 0);
-		return;
-	}
-	for (v = sp; v < end && *v == ' '; v++)
-		;
-	json_pair(line, sp - line, v, end - v);
-}
-
-static void stats_json(const char *text)
-{
-	const char *line, *nl;
-	size_t len;
-	int pass, n;
-
-	/* pass 0: totals; pass 1: flows (the format puts totals first) */
-	for (pass = 0; pass < 2; pass++) {
-		fputs(pass ? "  \"flows\": [" : "{\n  \"totals\": {", stdout);
-		n = 0;
-		for (line = text; *line; line = nl + (*nl != '\0')) {
-			nl = strchrnul(line, '\n');
-			len = nl - line;
-			if (len == 0 || is_flow_line(line, len) != pass)
-				continue;
-			fputs(n++ ? ",\n    " : "\n    ", stdout);
-			if (pass)
-				json_flow(line + 4, len - 4);
-			else
-				json_total(line, len);
-		}
-		if (pass)
-			fputs(n ? "\n  ]\n}\n" : "]\n}\n", stdout);
-		else
-			fputs(n ? "\n  },\n" : "},\n", stdout);
-	}
-}
-
-static int cmd_stats(struct fairqctl_control *ctl)
-{
-	char *text;
+	const char *key = ctl->args[1];
+	enum attr_root root = ROOT_CONFIGFS;
+	char *val;
 	int rc;
 
 	if (need_entry(ctl))
 		return EXIT_FAILURE;
-	rc = read_attr(ctl, ROOT_SYSFS, "stats", &text);
-	if (rc == -ENOENT) {
+	if (is_cgroup_weight(key))
+		return cmd_cgroup_weight_get(ctl) ? EXIT_FAILURE : EXIT_SUCCESS;
+	/* stats lives in sysfs only; everything else in configfs */
+	if (strcmp(key, "stats") == 0)
+		root = ROOT_SYSFS;
+	rc = read_attr(ctl, root, key, &val);
+	if (rc == -ENOENT && root == ROOT_SYSFS) {
 		warnx("%s: not powered on (no statistics)", ctl->name);
 		return EXIT_FAILURE;
 	}
 	if (rc) {
-		warnx("%s: stats: %s", ctl->name, strerror(-rc));
+		ctl->failed_at_open = rc == -ENOENT;
+		attr_error(ctl, key, "", -rc);
 		return EXIT_FAILURE;
 	}
+	printf("%s\n", val);
+	free(val);
+	return EXIT_SUCCESS;
+}
+
+static int cmd_stats(struct fairqctl_control *ctl)
+{
+	struct stats st;
+
+	if (need_entry(ctl) || stats_read(ctl, &st))
+		return EXIT_FAILURE;
 	if (ctl->json)
-		stats_json(text);
-	else if (*text)
-		printf("%s\n", text);
-	free(text);
+		stats_json(ctl, &st);
+	else
+		fputs(st.text, stdout);
+	stats_free(&st);
 	return EXIT_SUCCESS;
 }
 
 static int cmd_destroy(struct fairqctl_control *ctl)
 {
-	int on, rc;
+	int on;
 
 	if (need_entry(ctl))
 		return EXIT_FAILURE;
 	on = powered(ctl);
 	if (on < 0)
 		return EXIT_FAILURE;
-	if (on) {
-		rc = write_attr(ctl, ROOT_CONFIGFS, "power", "0");
-		if (rc == -EBUSY) {
-			warnx("%s: device is busy (open or mounted)", ctl->name);
-			return EXIT_FAILURE;
-		}
-		if (rc) {
-			attr_error(ctl, "power", "0", -rc);
-			return EXIT_FAILURE;
-		}
-	}
+	if (on && power_off(ctl))
+		return EXIT_FAILURE;
 	return remove_entry(ctl) ? EXIT_FAILURE : EXIT_SUCCESS;
 }
 
@@ -919,6 +501,9 @@ static void check_module(const struct fairqctl_control *ctl)
 	struct stat st;
 	int e = 0;
 
+	/* a dry run or a --down on a machine without the module still works */
+	if (ctl->command->handler == cmd_apply)
+		return;
 	if (stat(ctl->configfs, &st) < 0)
 		e = errno;
 	else if (S_ISDIR(st.st_mode))
@@ -930,7 +515,10 @@ static void check_module(const struct fairqctl_control *ctl)
 /* options and argument count against the command's table entry */
 static void check_options(const struct fairqctl_control *ctl, unsigned int seen)
 {
-	static const char *const names[] = { "name", "policy", "set", "json" };
+	static const char *const names[] = {
+		"name", "policy", "set", "json", "dry-run", "down", "prune",
+		"once", "interval", "rows",
+	};
 	const struct fairqctl_command *cmd = ctl->command;
 	size_t i;
 
@@ -945,6 +533,20 @@ static void check_options(const struct fairqctl_control *ctl, unsigned int seen)
 			    cmd->synopsis);
 	if (cmd->max_args >= 0 && ctl->nargs > cmd->max_args)
 		usage_error("%s: unexpected number of arguments", cmd->name);
+}
+
+static void check_set_args(struct fairqctl_control *ctl)
+{
+	int i;
+
+	for (i = 1; i < ctl->nargs; i++) {
+		if (!is_cgroup_weight(ctl->args[i])) {
+			check_setting(ctl->args[i]);
+			continue;
+		}
+		if (++i == ctl->nargs || !strchr(ctl->args[i], '='))
+			usage_error("cgroup-weight: expected PATH=WEIGHT after it");
+	}
 }
 
 static void check_arguments(struct fairqctl_control *ctl)
@@ -964,27 +566,67 @@ static void check_arguments(struct fairqctl_control *ctl)
 			usage_error("'%s': create sets backing and power itself",
 				    ctl->sets[i]);
 	}
-	if (ctl->command->handler == cmd_set) {
-		for (i = 1; i < ctl->nargs; i++)
-			check_setting(ctl->args[i]);
-	}
+	if (ctl->command->handler == cmd_set)
+		check_set_args(ctl);
+	if (ctl->dry_run && ctl->down)
+		usage_error("apply: --dry-run and --down: pick one");
+	if (ctl->prune && ctl->down)
+		usage_error("apply: --prune and --down: pick one");
+}
+
+static double parse_interval(const char *s)
+{
+	char *end;
+	double v;
+
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s || *end || !(v >= 0.1 && v <= 3600))
+		usage_error("--interval '%s': want 0.1..3600 seconds", s);
+	return v;
+}
+
+static int parse_rows(const char *s)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 1 || v > 1000)
+		usage_error("-n '%s': want 1..1000 rows", s);
+	return (int)v;
 }
 
 int main(int argc, char **argv)
 {
+	enum { OPT_L_DRY = 256, OPT_L_DOWN, OPT_L_PRUNE, OPT_L_ONCE };
 	static const struct option longopts[] = {
-		{ "name",    required_argument, NULL, 'n' },
-		{ "policy",  required_argument, NULL, 'p' },
-		{ "set",     required_argument, NULL, 's' },
-		{ "json",    no_argument,       NULL, 'j' },
-		{ "help",    no_argument,       NULL, 'h' },
-		{ "version", no_argument,       NULL, 'V' },
+		{ "name",     required_argument, NULL, 'n' },
+		{ "rows",     required_argument, NULL, 'n' },
+		{ "policy",   required_argument, NULL, 'p' },
+		{ "set",      required_argument, NULL, 's' },
+		{ "json",     no_argument,       NULL, 'j' },
+		{ "dry-run",  no_argument,       NULL, OPT_L_DRY },
+		{ "down",     no_argument,       NULL, OPT_L_DOWN },
+		{ "prune",    no_argument,       NULL, OPT_L_PRUNE },
+		{ "once",     no_argument,       NULL, OPT_L_ONCE },
+		{ "interval", required_argument, NULL, 'i' },
+		{ "help",     no_argument,       NULL, 'h' },
+		{ "version",  no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
 	struct fairqctl_control ctl = {
 		.configfs = env_or("FAIRQ_CONFIGFS", DEFAULT_CONFIGFS),
 		.sysfs = env_or("FAIRQ_SYSFS", DEFAULT_SYSFS),
+		.cgroupfs = env_or("FAIRQ_CGROUP", DEFAULT_CGROUP),
+		.devdisk = env_or("FAIRQ_DEVDISK", DEFAULT_DEVDISK),
+		.proc = env_or("FAIRQ_PROC", DEFAULT_PROC),
+		.blkid = getenv("FAIRQ_BLKID") ? getenv("FAIRQ_BLKID") : "blkid",
+		.interval = 2.0,
+		.top_rows = 16,
 	};
+	const char *opt_n = NULL;
 	unsigned int seen = 0;
 	int c;
 
@@ -992,11 +634,10 @@ int main(int argc, char **argv)
 	if (!ctl.sets)
 		err(EXIT_FAILURE, "out of memory");
 
-	while ((c = getopt_long(argc, argv, "n:p:s:jhV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:p:s:ji:hV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'n':
-			ctl.opt_name = optarg;
-			seen |= OPT_NAME;
+		case 'n':	/* create --name, top -n/--rows: see below */
+			opt_n = optarg;
 			break;
 		case 'p':
 			ctl.policy = optarg;
@@ -1009,6 +650,26 @@ int main(int argc, char **argv)
 		case 'j':
 			ctl.json = true;
 			seen |= OPT_JSON;
+			break;
+		case OPT_L_DRY:
+			ctl.dry_run = true;
+			seen |= OPT_DRY_RUN;
+			break;
+		case OPT_L_DOWN:
+			ctl.down = true;
+			seen |= OPT_DOWN;
+			break;
+		case OPT_L_PRUNE:
+			ctl.prune = true;
+			seen |= OPT_PRUNE;
+			break;
+		case OPT_L_ONCE:
+			ctl.once = true;
+			seen |= OPT_ONCE;
+			break;
+		case 'i':
+			ctl.interval = parse_interval(optarg);
+			seen |= OPT_INTERVAL;
 			break;
 		case 'h':
 			usage();
@@ -1028,6 +689,14 @@ int main(int argc, char **argv)
 	ctl.command = name_to_command(argv[optind]);
 	if (!ctl.command)
 		usage_error("'%s' is not a fairqctl command", argv[optind]);
+	/* -n is create's --name and top's row count */
+	if (opt_n && ctl.command->handler == cmd_top) {
+		ctl.top_rows = parse_rows(opt_n);
+		seen |= OPT_ROWS;
+	} else if (opt_n) {
+		ctl.opt_name = opt_n;
+		seen |= OPT_NAME;
+	}
 	ctl.args = argv + optind + 1;
 	ctl.nargs = argc - optind - 1;
 	check_options(&ctl, seen);
