@@ -1,0 +1,269 @@
+#!/bin/bash
+# tests/host/deb-install.sh - make deb, then install and build what it
+# made, without touching the host (host suite "deb").
+#
+#  - packaging/build-deb builds fairq-dkms and fairq-tools;
+#  - dpkg-deb -I/-c: fields, dependencies, conffiles, maintainer scripts,
+#    every file in place (the module source equal to the tree's);
+#  - lintian: no tag left that is not overridden;
+#  - dpkg --root=SCRATCH --unpack installs both into a scratch root (a
+#    real dpkg database there: status, file lists, conffiles, md5sums);
+#    --unpack stops before the postinst, which would run dkms on the host;
+#  - the postinst's dkms steps by hand (packaging/dkms-scratch-build: dkms
+#    add + dkms build with --sourcetree/--dkmstree in the scratch root)
+#    against Debian's 6.1 headers and, when /lib/modules/<6.12>/build
+#    exists, 6.12's; the .ko's vermagic and DKMS signature are checked and
+#    the modules are copied to build/dkms/KVER/fairq.ko (the dkms-vm suite
+#    loads the 6.1 one in the VM).  No module is loaded on the host.
+# Ends with "N passed, N failed[, N skipped]".
+set -u
+
+top=$(cd "$(dirname "$0")/../.." && pwd)
+out="$top/build/deb"
+passed=0
+failed=0
+skipped=0
+scratch=$(mktemp -d /tmp/fairq-deb.XXXXXX)
+trap 'rm -rf "$scratch"' EXIT
+
+ok() {
+	passed=$((passed + 1))
+	echo "ok   $*"
+}
+
+fail() {
+	failed=$((failed + 1))
+	echo "FAIL $*"
+}
+
+skip() {
+	skipped=$((skipped + 1))
+	echo "skip $*"
+}
+
+check() {	# check DESCRIPTION COMMAND...
+	local what=$1
+	shift
+	if "$@" >/dev/null 2>&1; then ok "$what"; else fail "$what"; fi
+}
+
+finish() {
+	echo "$passed passed, $failed failed, $skipped skipped"
+	[ "$failed" = 0 ]
+	exit
+}
+
+version=$(cat "$top/VERSION")
+debversion=$(dpkg-parsechangelog -l "$top/packaging/changelog" -S Version)
+dkms_deb="$out/fairq-dkms_${debversion}_all.deb"
+tools_deb="$out/fairq-tools_${debversion}_amd64.deb"
+src="usr/src/fairq-$version"
+
+# --- build -------------------------------------------------------------------
+rm -f "$dkms_deb" "$tools_deb"
+if "$top/packaging/build-deb" "$out" >"$scratch/build.log" 2>&1 &&
+   [ -f "$dkms_deb" ] && [ -f "$tools_deb" ]; then
+	ok "build-deb: $(basename "$dkms_deb") $(basename "$tools_deb")"
+else
+	fail "build-deb"
+	cat "$scratch/build.log"
+	finish
+fi
+
+field() { dpkg-deb -f "$1" "$2"; }
+listing() { dpkg-deb -c "$1" | awk '{ print $1, $6 }' | sed 's| \./| |'; }
+
+# --- fairq-dkms: control -------------------------------------------------------
+check "fairq-dkms: Architecture all, Version $debversion" \
+	test "$(field "$dkms_deb" Architecture) $(field "$dkms_deb" Version)" = "all $debversion"
+check "fairq-dkms: Depends on dkms" grep -q '^dkms' <(field "$dkms_deb" Depends)
+mkdir -p "$scratch/ctl-dkms" "$scratch/ctl-tools"
+dpkg-deb -e "$dkms_deb" "$scratch/ctl-dkms"
+dpkg-deb -e "$tools_deb" "$scratch/ctl-tools"
+check "fairq-dkms: postinst: common.postinst fairq $version on configure" \
+	grep -qx "VERSION=$version" "$scratch/ctl-dkms/postinst"
+check "fairq-dkms: postinst calls dkms's common.postinst" \
+	grep -q '^[[:space:]]*/usr/lib/dkms/common.postinst "\$NAME" "\$VERSION"' "$scratch/ctl-dkms/postinst"
+check "fairq-dkms: prerm: dkms remove --all" \
+	grep -q 'dkms remove -m "\$NAME" -v "\$VERSION" --all' "$scratch/ctl-dkms/prerm"
+for s in "$scratch"/ctl-dkms/{postinst,prerm} "$scratch"/ctl-tools/{postinst,prerm,postrm}; do
+	check "$(basename "$(dirname "$s")")/$(basename "$s"): executable, sh -n" \
+		sh -c 'test -x "$1" && sh -n "$1"' sh "$s"
+done
+check "fairq-dkms: no conffiles" test ! -e "$scratch/ctl-dkms/conffiles"
+
+# --- fairq-dkms: contents -------------------------------------------------------
+listing "$dkms_deb" >"$scratch/dkms.list"
+want="$src/Kbuild $src/Makefile $src/dkms.conf usr/share/doc/fairq-dkms/copyright
+usr/share/doc/fairq-dkms/changelog.Debian.gz"
+for f in "$top"/drivers/*.[ch] "$top"/sched/*.[ch]; do
+	want="$want $src/${f#"$top"/}"
+done
+missing=""
+for f in $want; do
+	grep -q -- "^-rw-r--r-- $f\$" "$scratch/dkms.list" || missing="$missing $f"
+done
+check "fairq-dkms: $(echo "$want" | wc -w) files, mode 0644 (every drivers/ and sched/ source)${missing:+; missing:$missing}" \
+	test -z "$missing"
+check "fairq-dkms: no sched/tests, sched/sim, host Makefile" \
+	sh -c '! grep -qE "sched/(tests|sim|Makefile)" "$1"' sh "$scratch/dkms.list"
+check "fairq-dkms: owned by root/root" \
+	sh -c '! dpkg-deb -c "$1" | awk "{print \$2}" | grep -qv "^root/root$"' sh "$dkms_deb"
+
+# --- fairq-tools: control ------------------------------------------------------
+deps=$(field "$tools_deb" Depends)
+check "fairq-tools: Architecture amd64" test "$(field "$tools_deb" Architecture)" = amd64
+check "fairq-tools: Depends libc6 and libaio1 ($deps)" \
+	sh -c 'echo "$1" | grep -q "libc6 (>= " && echo "$1" | grep -q "libaio1"' sh "$deps"
+check "fairq-tools: conffiles = /etc/fairq/fairqtab" \
+	test "$(cat "$scratch/ctl-tools/conffiles")" = /etc/fairq/fairqtab
+check "fairq-tools: postinst enables fairq.service (deb-systemd-helper)" \
+	grep -q 'deb-systemd-helper enable fairq.service' "$scratch/ctl-tools/postinst"
+
+# --- fairq-tools: contents ------------------------------------------------------
+listing "$tools_deb" >"$scratch/tools.list"
+want="-rwxr-xr-x:usr/sbin/fairqctl -rwxr-xr-x:usr/sbin/fairq-nbd
+-rw-r--r--:lib/systemd/system/fairq.service -rw-r--r--:etc/fairq/fairqtab
+-rw-r--r--:usr/share/doc/fairq-tools/copyright
+-rw-r--r--:usr/share/doc/fairq-tools/changelog.Debian.gz"
+for m in "$top"/man/*.[0-9]; do
+	[ -f "$m" ] && want="$want -rw-r--r--:usr/share/man/man${m##*.}/$(basename "$m").gz"
+done
+missing=""
+for f in $want; do
+	grep -q -- "^${f%%:*} ${f#*:}\$" "$scratch/tools.list" || missing="$missing $f"
+done
+check "fairq-tools: $(echo "$want" | wc -w) files with their modes (binaries, unit, conffile, every man page)${missing:+; missing:$missing}" \
+	test -z "$missing"
+
+# --- lintian -------------------------------------------------------------------
+if command -v lintian >/dev/null; then
+	lintian -I --pedantic "$dkms_deb" "$tools_deb" >"$scratch/lintian.log" 2>/dev/null
+	tags=$(grep -E '^[EWIXP]: ' "$scratch/lintian.log")
+	if [ -z "$tags" ]; then
+		ok "lintian -I --pedantic: no tag that is not overridden"
+	else
+		fail "lintian:"
+		echo "$tags" | sed 's/^/    /'
+	fi
+else
+	fail "lintian is not installed (scripts/install-deps)"
+fi
+
+# --- install into a scratch root --------------------------------------------
+root="$scratch/root"
+admin="$root/var/lib/dpkg"
+mkdir -p "$admin/info" "$admin/updates"
+: >"$admin/status"
+: >"$admin/available"
+if dpkg --root="$root" --log=/dev/null --unpack "$dkms_deb" "$tools_deb" >"$scratch/dpkg.log" 2>&1; then
+	ok "dpkg --root --unpack: both packages"
+else
+	fail "dpkg --root --unpack"
+	cat "$scratch/dpkg.log"
+	finish
+fi
+q() { dpkg-query --admindir="$admin" "$@"; }
+check "dpkg database: both 'install ok unpacked' at $debversion" \
+	test "$(q -W -f '${Package} ${Version} ${Status}\n' | sort | tr '\n' ,)" = \
+	"fairq-dkms $debversion install ok unpacked,fairq-tools $debversion install ok unpacked,"
+check "dpkg database: /etc/fairq/fairqtab registered as a conffile" \
+	grep -Eq '^ /etc/fairq/fairqtab ([0-9a-f]{32}|newconffile)$' <(q -W -f '${Conffiles}\n' fairq-tools)
+check "dpkg --verify: every installed file matches its md5sum" \
+	dpkg --root="$root" --verify fairq-dkms fairq-tools
+check "dpkg -L fairq-tools lists /usr/sbin/fairqctl" \
+	grep -qx /usr/sbin/fairqctl <(dpkg --root="$root" -L fairq-tools)
+check "fairqtab: comments and blank lines only" \
+	sh -c '! grep -qv "^\(#.*\)\?$" "$1"' sh "$root/etc/fairq/fairqtab"
+# the unit as systemd reads it: its commands exist in the scratch root, its
+# Documentation= pages are installed there
+unit=/lib/systemd/system/fairq.service
+MANPATH="$root/usr/share/man" systemd-analyze --root="$root" verify "$unit" >"$scratch/verify.log" 2>&1
+if [ ! -f "$top/man/fairqtab.5" ]; then
+	grep -q "fairqtab(5)" "$scratch/verify.log" && skip "fairq.service: man/fairqtab.5 is not written yet"
+	sed -i '/fairqtab(5)/d' "$scratch/verify.log"
+fi
+if [ -s "$scratch/verify.log" ]; then
+	fail "systemd-analyze verify $unit:"
+	sed 's/^/    /' "$scratch/verify.log"
+else
+	ok "systemd-analyze verify $unit: clean"
+fi
+check "fairq.service: oneshot, RemainAfterExit, DefaultDependencies=no, Before=local-fs.target" \
+	sh -c 'grep -qx Type=oneshot "$1" && grep -qx RemainAfterExit=yes "$1" &&
+	       grep -qx DefaultDependencies=no "$1" && grep -q "^Before=local-fs.target" "$1"' sh "$root$unit"
+check "packaged fairqctl --version says $version" \
+	grep -q "$version" <("$root/usr/sbin/fairqctl" --version)
+check "packaged fairq-nbd runs (--version)" "$root/usr/sbin/fairq-nbd" --version
+for m in "$top"/man/*.[0-9]; do
+	[ -f "$m" ] || continue
+	check "$(basename "$m").gz is man/$(basename "$m")" \
+		cmp -s "$m" <(gzip -dc "$root/usr/share/man/man${m##*.}/$(basename "$m").gz")
+done
+check "dkms.conf: PACKAGE_VERSION=\"$version\", no placeholder left" \
+	sh -c 'grep -qx "PACKAGE_VERSION=\"$2\"" "$1" && ! grep -q "#MODULE_VERSION#" "$1"' sh \
+	"$root/$src/dkms.conf" "$version"
+ndiff=0
+for f in Kbuild drivers/*.[ch] sched/*.[ch]; do
+	cmp -s "$top/$f" "$root/$src/$f" || ndiff=$((ndiff + 1))
+done
+check "/$src: Kbuild and sources equal the tree's" test "$ndiff" = 0
+
+# BUILD_EXCLUSIVE_KERNEL: the kernels drivers/fairq_compat.h builds for
+# shellcheck disable=SC1090
+excl=$(bash -c '. "$1"; echo "$BUILD_EXCLUSIVE_KERNEL"' sh "$root/$src/dkms.conf")
+bad=""
+for k in 6.1.0-57-amd64 6.4.16 6.11.0-1 6.12.117+deb12-amd64 6.19.1 7.0.0; do
+	[[ $k =~ $excl ]] || bad="$bad $k(no)"
+done
+for k in 6.0.19 6.5.0 6.6.0-1-amd64 6.10.14 5.10.0-30-amd64; do
+	[[ $k =~ $excl ]] && bad="$bad $k(yes)"
+done
+check "dkms.conf: BUILD_EXCLUSIVE_KERNEL takes 6.1-6.4 and 6.11+ only${bad:+; wrong:$bad}" test -z "$bad"
+
+# --- dkms build, as the postinst has dkms do, in the scratch root ----------------
+kvers=$("$top/scripts/debian-kver")
+for d in /lib/modules/6.12*; do
+	[ -d "$d/build" ] && kvers="$kvers $(basename "$d")"
+done
+case "$kvers" in
+*" 6.12"*) ;;
+*) skip "6.12: no /lib/modules/6.12*/build (linux-headers-6.12-amd64)" ;;
+esac
+host_dkms_before=$(ls -A /var/lib/dkms 2>/dev/null | tr '\n' ' ')
+for kver in $kvers; do
+	if [ ! -d "/lib/modules/$kver/build" ]; then
+		skip "$kver: no headers in /lib/modules/$kver/build"
+		continue
+	fi
+	start=$(date +%s)
+	if ko=$("$top/packaging/dkms-scratch-build" "$dkms_deb" "$kver" "$scratch" 2>"$scratch/dkms-$kver.err"); then
+		ok "dkms build -k $kver ($(($(date +%s) - start)) s)"
+	else
+		fail "dkms build -k $kver"
+		tail -n 40 "$scratch/dkms-$kver.err"
+		continue
+	fi
+	dest="$top/build/dkms/$kver"
+	mkdir -p "$dest"
+	case "$ko" in
+	*.xz) xz -dc "$ko" >"$dest/fairq.ko" ;;
+	*.zst) zstd -q -dc "$ko" >"$dest/fairq.ko" ;;
+	*.gz) gzip -dc "$ko" >"$dest/fairq.ko" ;;
+	*) cp "$ko" "$dest/fairq.ko" ;;
+	esac
+	vm=$(modinfo -F vermagic "$dest/fairq.ko" 2>/dev/null)
+	check "$kver: vermagic '$vm' starts with '$kver '" test "${vm%% *}" = "$kver"
+	check "$kver: modinfo name fairq, license GPL" \
+		test "$(modinfo -F name "$dest/fairq.ko") $(modinfo -F license "$dest/fairq.ko")" = "fairq GPL"
+	signer=$(modinfo -F signer "$dest/fairq.ko" 2>/dev/null)
+	check "$kver: signed by DKMS's key ('$signer')" test "$signer" = "DKMS module signing key"
+	check "$kver: dkms status says built" \
+		grep -q "^fairq/$version, $kver, x86_64: built" <(dkms status -m fairq -v "$version" \
+			--sourcetree="$root/usr/src" --dkmstree="$root/var/lib/dkms" 2>/dev/null)
+	echo "     -> $dest/fairq.ko ($(stat -c %s "$dest/fairq.ko") bytes)"
+done
+check "host /var/lib/dkms unchanged (everything stayed in the scratch root)" \
+	test "$(ls -A /var/lib/dkms 2>/dev/null | tr '\n' ' ')" = "$host_dkms_before"
+
+finish
