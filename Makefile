@@ -8,6 +8,7 @@
 #   make demo       boot the VM, fairq0 over a virtio disk, ext4, a fairness table
 #   make sparse     the module under sparse (C=1) and W=1
 #   make soak       tests/soak/soak.sh in the VM for SOAK_MIN minutes (30), not in check
+#   make deb        build/deb/fairq-dkms_V_all.deb, fairq-tools_V_amd64.deb (packaging/)
 #
 # KVER picks the kernel: by default the one Debian's linux-image-amd64
 # depends on (scripts/debian-kver), never "the newest in /lib/modules".
@@ -22,7 +23,7 @@ DEFAULT_KVER := $(shell $(CURDIR)/scripts/debian-kver 2>/dev/null)
 LTS_KVER := $(shell $(CURDIR)/scripts/debian-kver linux-image-6.12-amd64 2>/dev/null)
 export KVER KDIR
 
-.PHONY: all module module-lts tools nbd deps check check-host check-vm demo soak sparse clean
+.PHONY: all module module-lts tools nbd deps check check-host check-vm demo soak sparse deb clean
 
 all: module tools nbd
 
@@ -76,6 +77,10 @@ soak: deps
 bench: deps
 	$(MAKE) all
 	bench/run
+
+# packaging/README.md; the packages build from their own copy of the sources
+deb: deps
+	packaging/build-deb
 
 clean:
 	rm -f fairq.ko
