@@ -195,6 +195,11 @@ check "fairq.service: oneshot, RemainAfterExit, DefaultDependencies=no, Before=l
 check "packaged fairqctl --version says $version" \
 	grep -q "$version" <("$root/usr/sbin/fairqctl" --version)
 check "packaged fairq-nbd runs (--version)" "$root/usr/sbin/fairq-nbd" --version
+for b in fairqctl fairq-nbd; do
+	check "$b: stripped, PIE, BIND_NOW, GNU_RELRO (dpkg-buildflags hardening=+all)" \
+		sh -c 'readelf -h "$1" | grep -q "Type:.*DYN" && readelf -d "$1" | grep -q "FLAGS_1.*NOW.*PIE" &&
+		       readelf -lW "$1" | grep -q GNU_RELRO && ! readelf -S "$1" | grep -q "\.debug_info"' sh "$root/usr/sbin/$b"
+done
 for m in "$top"/man/*.[0-9]; do
 	[ -f "$m" ] || continue
 	check "$(basename "$m").gz is man/$(basename "$m")" \
