@@ -159,6 +159,7 @@ def measurement(obj):
     m["fairq_stats"] = obj.get("fairq", {})
     m["slab"] = obj.get("slab", "")
     m["jobs"] = jobs
+    m["w5_cgroups"] = obj.get("w5_cgroups", "")
     window_bytes(m, obj.get("procio"))
     ms = win.get("ms") or 0
     nio = (win.get("reads", 0) or 0) + (win.get("writes", 0) or 0)
@@ -306,6 +307,13 @@ def aggregate(meas):
         a["fairq_pool"] = median([m["fairq_stats"].get("flows_max") for m in ms
                                   if m["fairq_stats"]])
         a["rc_nonzero"] = sum(1 for m in ms if m["rc"])
+        if key[1] == "w5":
+            a["w5_cgroups"] = next((m["w5_cgroups"] for m in ms
+                                    if m.get("w5_cgroups")), "")
+            a["w5_flows"] = [[ln.split()[0] + " " + next(
+                (f for f in ln.split() if f.startswith("bytes=")), "")
+                for ln in m["fairq_stats"].get("flow_lines") or []]
+                for m in ms if m["fairq_stats"]]
         agg[key] = a
     return agg
 
@@ -484,7 +492,26 @@ def section_workload(agg, dev, wl):
     s = f"#### {dev}, workload {WL_TITLE.get(wl, wl)}\n\n" + md_table(head, rows)
     if wl.startswith("w7-"):
         s += "\n" + scale_extra(agg, keys)
+    if wl == "w5":
+        s += "\n" + w5_extra(agg, keys)
     return s + "\n"
+
+
+def w5_extra(agg, keys):
+    """Workload 5's attribution evidence: the two cgroups' ids and what
+    fairq's flows were at each window's end (keys are cgroup ids with
+    classify=cgroup, tgids otherwise; bytes since the device was made)."""
+    cg = next((agg[k].get("w5_cgroups") for k in keys
+               if agg[k].get("w5_cgroups")), "")
+    lines = []
+    if cg:
+        lines.append(f"- cgroups: `{cg}`")
+    for k in keys:
+        fl = agg[k].get("w5_flows")
+        if fl:
+            reps = "; ".join(", ".join(f) or "none" for f in fl)
+            lines.append(f"- {k[2]}: fairq flows at window end, per repetition: {reps}")
+    return "\n".join(lines) + "\n" if lines else ""
 
 
 def scale_extra(agg, keys):

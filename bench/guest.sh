@@ -21,6 +21,9 @@
 TIMEOUT=3600
 
 set -u
+# Workload 7 runs 1,024 fio threads in one process, each with its own
+# descriptor of the target: more than the default limit of 1,024.
+ulimit -n 65536
 
 BENCH_ENV=${BENCH_ENV:-/fairq/build/bench/guest.env}
 # shellcheck disable=SC1090
@@ -60,6 +63,8 @@ DMNAME=benchlin
 W=/tmp/bench
 NMEAS=0
 NFAILED=0
+W5_CG=""
+SAMPLE_NJOBS=0		# > 0: the sampler waits for that many fio threads
 T0=${EPOCHREALTIME%.*}
 mkdir -p "$W"
 rm -f "$W/pause"
@@ -278,16 +283,46 @@ procio() {
 		read -r comm <"$d/comm" 2>/dev/null || continue
 		[ "$comm" = fio ] || continue
 		for t in "$d"/task/[0-9]*; do
-			rb=0 wb=0
+			rb="" wb=""
 			while read -r k v; do
 				case $k in
 				read_bytes:) rb=$v ;;
 				write_bytes:) wb=$v ;;
 				esac
 			done <"$t/io" 2>/dev/null
+			# A task that is exiting has no io to read: leave it out
+			# rather than count it as 0 bytes.
+			[ -n "$rb" ] && [ -n "$wb" ] || continue
 			PROCIO+="${d#/proc/}:${t##*/}:$rb:$wb "
 		done
 	done
+}
+
+# procio_grab PID FILE: the I/O counters of every task of fio process PID
+# at one instant: one grep over /proc/PID/task/*/io (a single exec, a
+# few ms; bash reading a thousand files one by one took tens of seconds
+# under TCG with the threads busy), raw into FILE.
+procio_grab() {
+	grep -H -E '^(read|write)_bytes:' /proc/"$1"/task/[0-9]*/io >"$2" 2>/dev/null
+}
+
+# procio_parse FILE: PROCIO from procio_grab's FILE (after the window).
+procio_parse() {
+	local l p t k v rb=""
+	PROCIO=""
+	while IFS= read -r l; do
+		# /proc/PID/task/TID/io:read_bytes: N
+		p=${l#/proc/}
+		t=${p#*/task/}
+		p=${p%%/*}
+		t=${t%%/*}
+		k=${l##*:}
+		v=${k# }
+		case $l in
+		*:read_bytes:*) rb=$v ;;
+		*:write_bytes:*) [ -n "$rb" ] && PROCIO+="$p:$t:$rb:$v "; rb="" ;;
+		esac
+	done <"$1"
 }
 
 # pause_until US: sleep until the guest clock reads US, without forking.
@@ -316,17 +351,36 @@ sampler() {
 		[ "$((r + w - r0 - w0))" -ge 16 ] && break
 		read -r -t 0.05 -u "$PAUSE_FD" _ 2>/dev/null
 	done
+	# Many threads (workload 7): fio creates them one by one, which takes
+	# seconds under TCG; the window starts only when all of them exist
+	# (and have had a second to open the file and start), so that every
+	# thread runs through the whole window.
+	FIO_PID=""
+	[ "$SAMPLE_NJOBS" -gt 0 ] && wait_threads "$SAMPLE_NJOBS" && pause_until $((FIO_T + 1000000))
 	t0=${EPOCHREALTIME/./}
 	t0=$((10#$t0))
 	pause_until $((t0 + RAMP * 1000000 + 300000))
 	snap "$lower"
 	a=$SNAP
-	procio
-	pa=$PROCIO
+	if [ -n "$FIO_PID" ]; then
+		procio_grab "$FIO_PID" "$out.pa"
+	else
+		procio
+		pa=$PROCIO
+	fi
 	pause_until $((t0 + (RAMP + RUNTIME) * 1000000 + 300000))
-	snap "$lower"
-	b=$SNAP
-	procio
+	if [ -n "$FIO_PID" ]; then
+		procio_grab "$FIO_PID" "$out.pb"
+		snap "$lower"
+		b=$SNAP
+		procio_parse "$out.pa"
+		pa=$PROCIO
+		procio_parse "$out.pb"
+	else
+		snap "$lower"
+		b=$SNAP
+		procio
+	fi
 	printf '%s\n%s\n' "$a" "$b" >"$out"
 	printf '%s\n%s\n' "$pa" "$PROCIO" >"$out.pio"
 	local l
@@ -336,6 +390,36 @@ sampler() {
 	while IFS= read -r l; do
 		case $l in fairq*|fq_*) echo "$l" ;; esac
 	done </proc/slabinfo >"$out.slab"
+	# Workload 7's fio runs far longer than the window (reading a
+	# thousand /proc/TID/io files takes seconds): stop it now. fio
+	# still writes its JSON on SIGINT.
+	if [ -n "$FIO_PID" ]; then
+		echo 1 >"$out.int"
+		kill -INT "$FIO_PID" 2>/dev/null
+	fi
+	return 0
+}
+
+# wait_threads N: FIO_PID, the fio process with at least N + 1 tasks (its
+# N job threads and the main one), and FIO_T, when it was seen; waits at
+# most 5 minutes.
+wait_threads() {
+	local d comm ts i
+	for ((i = 0; i < 1500; i++)); do
+		for d in /proc/[0-9]*; do
+			read -r comm <"$d/comm" 2>/dev/null || continue
+			[ "$comm" = fio ] || continue
+			ts=("$d"/task/[0-9]*)
+			if [ "${#ts[@]}" -gt "$1" ]; then
+				FIO_PID=${d#/proc/}
+				FIO_T=${EPOCHREALTIME/./}
+				FIO_T=$((10#$FIO_T))
+				return 0
+			fi
+		done
+		read -r -t 0.2 -u "$PAUSE_FD" _ 2>/dev/null
+	done
+	return 1
 }
 
 # win_json OUT: WIN, the sampler's window as a JSON object; WIN_IOPS.
@@ -436,6 +520,8 @@ measure() {
 		NFAILED=$((NFAILED + 1))
 		return 0
 	fi
+	SAMPLE_NJOBS=0
+	case $wl in w7-*) SAMPLE_NJOBS=${wl#w7-} ;; esac
 	sampler "$lower" "$out.win" &
 	local spid=$! t0=${EPOCHREALTIME/./} t1
 	if [ "$wl" = w5 ]; then
@@ -448,13 +534,19 @@ measure() {
 	[ "$rc" = 124 ] || [ "$rc" = 137 ] && stuck_report "$dev $wl $cfg"
 	t1=${EPOCHREALTIME/./}
 	wait "$spid"
+	# Stopped by the sampler on purpose (SIGINT after the window): fine.
+	if [ -s "$out.win.int" ] && [ "$rc" != 124 ] && [ "$rc" != 137 ] &&
+		[ -s "$out.fio0" ]; then
+		rc=0
+	fi
 	[ "$wl" = w5 ] && w5_finish
 	local fiojs="" wall=$(((10#$t1 - 10#$t0) / 100000))
 	for f in "$out".fio0 "$out".fio1; do
 		[ -s "$f" ] || continue
 		# tr, not bash: bash's ${x//a/b} is far too slow on the
 		# megabytes of JSON that hundreds of jobs make.
-		fiojs+=${fiojs:+,}$(tr -d '\n\t\r' <"$f" | tr -s ' ')
+		# fio puts "fio: terminating on signal 2" before its JSON.
+		fiojs+=${fiojs:+,}$(sed '/^fio: /d' "$f" | tr -d '\n\t\r' | tr -s ' ')
 	done
 	win_json "$out.win"
 	stats_json "$out.win.fq"
@@ -469,6 +561,7 @@ measure() {
 	local pio=()
 	[ -s "$out.win.pio" ] && mapfile -t pio <"$out.win.pio"
 	printf '"procio":["%s","%s"],' "${pio[0]:-}" "${pio[1]:-}"
+	[ "$wl" = w5 ] && printf '"w5_cgroups":"%s",' "$W5_CG"
 	slurp "$out.err"
 	printf '"err":"%s","fio":[%s]}\n' "$TEXT" "$fiojs"
 	cfg_down
@@ -483,6 +576,15 @@ w5_prepare() {
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	mount -o noinit_itable "$TARGET" /mnt/bench || return 1
+	# What cgroup writeback needs: io and memory enabled for the two
+	# cgroups (the flusher's bios then carry the writer's blkcg), and
+	# the cgroup ids fairq's classify=cgroup uses as flow keys (on
+	# 64-bit, a cgroup's id is its directory's inode number).
+	local sc="" idw idr
+	read -r sc </sys/fs/cgroup/cgroup.subtree_control
+	idw=$(stat -c %i /sys/fs/cgroup/bench-w)
+	idr=$(stat -c %i /sys/fs/cgroup/bench-r)
+	W5_CG="subtree_control=$sc writer_cgroup_id=$idw reader_cgroup_id=$idr"
 	# Small dirty limits: the writer is throttled to what writeback
 	# achieves within a second, so writeback runs all through the window.
 	echo $((4 << 20)) >/proc/sys/vm/dirty_background_bytes
@@ -601,6 +703,31 @@ plan_full() {
 		say "no device-bound null_blk"
 	fi
 
+	# Scale (before the other disks: its fio runs are the longest): a
+	# wider device-bound null_blk (32 in service), so that each
+	# of 1,024 flows completes enough I/Os for a fairness figure, and a
+	# longer window. 1,024 threads take ~2 minutes to start and stop
+	# under TCG: one repetition of those.
+	# shellcheck disable=SC2046
+	if nullb_make nbs $(nb_bound_args "$SCALE_QD"); then
+		rt=$RUNTIME
+		RUNTIME=$SCALE_RUNTIME
+		for n in $SCALE_N; do
+			local reps=$REPS
+			[ "$n" -ge 1024 ] && REPS=$SCALE_BIG_REPS
+			# fio runs on well past the window (the threads start over
+			# seconds, reading a thousand /proc/TID/io files takes
+			# seconds); the sampler stops it after the window.
+			fio_common $((30 + n / 16))
+			# shellcheck disable=SC2046
+			round nullb-lat32 nbs "w7-$n" mq-deadline $(fq_cfgs fairq-cfq@pid)
+			REPS=$reps
+		done
+		RUNTIME=$rt
+		fio_common
+		nullb_drop nbs
+	fi
+
 	# Workload 5: ext4 on a memory-backed twin of the device-bound disk.
 	# shellcheck disable=SC2046
 	if nullb_make nbm $(nb_bound_args | sed 's/size=[0-9]*/size=512/') memory_backed=1; then
@@ -635,28 +762,6 @@ plan_full() {
 		# shellcheck disable=SC2046
 		round nullb-fast nfast w6qd32 none dm-linear $(fq_cfgs fairq-fifo fairq-cfq fairq-sfq)
 		nullb_drop nfast
-	fi
-
-	# Scale: a wider device-bound null_blk (32 in service), so that each
-	# of 1,024 flows completes enough I/Os for a fairness figure, and a
-	# longer window. 1,024 threads take ~2 minutes to start and stop
-	# under TCG: one repetition of those.
-	# shellcheck disable=SC2046
-	if nullb_make nbs $(nb_bound_args "$SCALE_QD"); then
-		rt=$RUNTIME
-		RUNTIME=$SCALE_RUNTIME
-		for n in $SCALE_N; do
-			local reps=$REPS
-			[ "$n" -ge 1024 ] && REPS=$SCALE_BIG_REPS
-			# Reading a thousand /proc/TID/io files takes a while.
-			fio_common $((n / 256))
-			# shellcheck disable=SC2046
-			round nullb-lat32 nbs "w7-$n" mq-deadline $(fq_cfgs fairq-cfq@pid)
-			REPS=$reps
-		done
-		RUNTIME=$rt
-		fio_common
-		nullb_drop nbs
 	fi
 }
 
