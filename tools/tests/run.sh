@@ -19,6 +19,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 CFS=$tmp/cfs
 SYS=$tmp/sys
+CG=$tmp/cgroup
 export FAIRQ_CONFIGFS=$CFS FAIRQ_SYSFS=$SYS
 passed=0
 failed=0
@@ -308,6 +309,273 @@ test_destroy() {
 	check "  entry left alone" test -d "$CFS/empty"
 }
 
+# fake_cgroup REL: a directory with cgroup.controllers under $CG; prints its inode
+fake_cgroup() {
+	mkdir -p "$CG/$1"
+	touch "$CG/$1/cgroup.controllers"
+	stat -c %i "$CG/$1"
+}
+
+test_cgroup_weight() {
+	local ia ib
+	export FAIRQ_CGROUP=$CG
+	mkdir -p "$CG"
+	touch "$CG/cgroup.controllers"
+	ia=$(fake_cgroup batch)
+	ib=$(fake_cgroup web/front)
+	mkdir -p "$CG/notcg"
+	t "set cgroup-weight without PATH=W" 2 "cgroup-weight: expected PATH=WEIGHT" "" set fq0 cgroup-weight
+	t "set cgroup-weight PATH without =" 2 "expected PATH=WEIGHT" "" set fq0 cgroup-weight /x
+	t "set cgroup-weight without the attribute" 1 "fq0: cgroup-weight: this fairq.ko has no cgroup_weights attribute" "" \
+		set fq0 cgroup-weight batch=100
+	: >"$CFS/fq0/cgroup_weights"
+	t "set cgroup-weight relative PATH" 0 "" "" set fq0 cgroup-weight batch=100
+	check "  wrote 'CGID WEIGHT'" file_is "$CFS/fq0/cgroup_weights" "$ia 100"
+	t "set cgroup-weight absolute PATH" 0 "" "" set fq0 cgroup-weight "$CG/web/front=400"
+	check "  the inode of web/front" file_is "$CFS/fq0/cgroup_weights" "$ib 400"
+	t "set cgroup-weight 0 removes" 0 "" "" set fq0 cgroup-weight batch=0
+	check "  wrote weight 0" file_is "$CFS/fq0/cgroup_weights" "$ia 0"
+	t "set cgroup-weight and a tunable" 0 "" "" set fq0 depth=7 cgroup-weight batch=5 quantum=3
+	check "  depth written" file_is "$CFS/fq0/depth" 7
+	check "  weight written" file_is "$CFS/fq0/cgroup_weights" "$ia 5"
+	check "  quantum written" file_is "$CFS/fq0/quantum" 3
+	t "set cgroup-weight 1001" 1 "weight must be 0..1000" "" set fq0 cgroup-weight batch=1001
+	t "set cgroup-weight garbage weight" 1 "weight must be 0..1000" "" set fq0 cgroup-weight batch=1x
+	t "set cgroup-weight missing cgroup" 1 "cgroup-weight nosuch: No such file or directory" "" set fq0 cgroup-weight nosuch=1
+	t "set cgroup-weight not a cgroup" 1 "cgroup-weight notcg: not a cgroup v2 directory under $CG" "" set fq0 cgroup-weight notcg=1
+	t "set cgroup-weight outside the root" 1 "not a cgroup v2 directory" "" set fq0 cgroup-weight "$tmp=1"
+	t "set cgroup-weight by id (cgroup gone)" 0 "" "" set fq0 cgroup-weight 987654=0
+	check "  wrote the id" file_is "$CFS/fq0/cgroup_weights" "987654 0"
+
+	printf '%s 100\n%s 400\n987654 7\n' "$ia" "$ib" >"$CFS/fq0/cgroup_weights"
+	t "get cgroup-weight" 0 "" "" get fq0 cgroup-weight
+	check "  PATH=W, the id when no cgroup has it" test "$(cat "$tmp/out")" = \
+		"$(printf '%s\n%s\n%s' "$CG/batch=100" "$CG/web/front=400" "987654=7")"
+	FAIRQ_PROC=$tmp/proc t "stats --json with cgroup weights" 0 "" "" stats fq0 --json
+	check "  cgroup_weights listed" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+w = j["cgroup_weights"]
+assert w == [{"id": int(sys.argv[3]), "path": sys.argv[2] + "/batch", "weight": 100},
+             {"id": int(sys.argv[4]), "path": sys.argv[2] + "/web/front", "weight": 400},
+             {"id": 987654, "path": None, "weight": 7}], w
+' "$tmp/out" "$CG" "$ia" "$ib"
+	t "get a plain attribute" 0 "" "^3$" get fq0 quantum
+	t "get an unknown attribute" 1 "fq0: nope: No such file or directory \(unknown attribute\)" "" get fq0 nope
+	rm "$CFS/fq0/cgroup_weights"
+	t "get cgroup-weight without the attribute" 1 "has no cgroup_weights attribute" "" get fq0 cgroup-weight
+
+	# flow names under classify=cgroup and uid; invalid UTF-8 in a comm
+	fake_dev fqcg 1 /dev/vdd cfq
+	printf 'policy cfq\nclassify cgroup\nflow key=%s reqs=1\nflow key=1 reqs=2\n' "$ib" \
+		>"$SYS/fqcg/fairq/stats"
+	t "stats --json, classify cgroup" 0 "" "" stats fqcg --json
+	check "  flow name is the cgroup path" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1]))["flows"]
+assert f[0]["name"] == "/web/front" and f[1]["name"] is None, f
+' "$tmp/out"
+	printf 'policy cfq\nclassify uid\nflow key=0\n' >"$SYS/fqcg/fairq/stats"
+	t "stats --json, classify uid" 0 "" '"name": "root"' stats fqcg --json
+	printf 'policy sfq\nclassify tgid\nflow key=1234\n' >"$SYS/fqcg/fairq/stats"
+	FAIRQ_PROC=$tmp/proc t "stats --json, sfq keys are buckets" 0 "" '"name": null' stats fqcg --json
+	mkdir -p "$tmp/proc/77"
+	printf 'a\xffb\xc3\xa9"\n' >"$tmp/proc/77/comm"
+	printf 'policy cfq\nclassify pid\nflow key=77\n' >"$SYS/fqcg/fairq/stats"
+	FAIRQ_PROC=$tmp/proc t "stats --json, a comm that is not UTF-8" 0 "" "" stats fqcg --json
+	check "  replaced, escaped, parses" python3 -c '
+import json, sys
+f = json.load(open(sys.argv[1], encoding="utf-8"))["flows"]
+assert f[0]["name"] == "a\ufffdb\u00e9\"", f
+' "$tmp/out"
+	unset FAIRQ_CGROUP
+}
+
+# tab FILE LINES...: write a fairqtab
+tab() {
+	local f=$1
+	shift
+	printf '%s\n' "$@" >"$f"
+}
+
+test_fairqtab() {
+	local blk=$1 blk2=$2 f=$tmp/tab
+	export FAIRQ_DEVDISK=$tmp/disk FAIRQ_BLKID=
+	rm -rf "$CFS" "$SYS"
+	fake_dev fq0 1 "$blk" cfq
+	mkdir -p "$tmp/disk/by-uuid" "$tmp/disk/by-label"
+	ln -sf "$blk2" "$tmp/disk/by-uuid/1b4e28ba-2fa1"
+	ln -sf "$blk2" "$tmp/disk/by-label/data"
+
+	tab "$f" "# every kind of error, one a line" "" \
+		"fq0 $blk cfq depth=16" \
+		"Bad/Name $tmp/b0" \
+		"lonely" \
+		"fqa $tmp/b1 frob=1" \
+		"fqb $tmp/b2 depth=12x" \
+		"fqc $tmp/b3 bogus" \
+		"fqd $tmp/b4 classify=cpu" \
+		"fqe $tmp/b5 depth=1 depth=2" \
+		"fqf $tmp/b6 cfq extra" \
+		"fq0 $tmp/b99" \
+		"fqg relative/path" \
+		"fqh $tmp/b7 power=1" \
+		"fqi $tmp/b8 cgroup-weight=batch" \
+		"fqj $tmp/b9 cgroup-weight=batch:0" \
+		"fqk $tmp/b10 cgroup-weight=a:5 cgroup-weight=a:6" \
+		"fql UUID=" \
+		"fqm $blk" \
+		"   # indented comment" \
+		"fqn $blk2 fairness=bytes quantum_bytes=65536 # trailing comment"
+	t "fairqtab: bad lines" 1 "" "" apply "$f" --dry-run
+	check "  line 4: invalid name" grep -qx "fairqctl: $f:4: 'Bad/Name': invalid device name (1..31 of a-z 0-9 _ -)" "$tmp/err"
+	check "  line 5: no BACKING" grep -qx "fairqctl: $f:5: lonely: no BACKING (expected NAME BACKING \[POLICY\] \[KEY=VALUE\]...)" "$tmp/err"
+	check "  line 6: unknown key" grep -qx "fairqctl: $f:6: fqa: unknown key 'frob'" "$tmp/err"
+	check "  line 7: bad number" grep -qx "fairqctl: $f:7: fqb: depth: '12x' is not a number" "$tmp/err"
+	check "  line 8: bad policy" grep -qx "fairqctl: $f:8: fqc: policy: 'bogus' is not one of cfq, sfq, fifo" "$tmp/err"
+	check "  line 9: bad classify" grep -qx "fairqctl: $f:9: fqd: classify: 'cpu' is not one of tgid, pid, cgroup, uid" "$tmp/err"
+	check "  line 10: key twice" grep -qx "fairqctl: $f:10: fqe: depth given twice" "$tmp/err"
+	check "  line 11: a word after POLICY" grep -qx "fairqctl: $f:11: fqf: 'extra': expected KEY=VALUE" "$tmp/err"
+	check "  line 12: NAME twice" grep -qx "fairqctl: $f:12: fq0: already defined on line 3" "$tmp/err"
+	check "  line 13: relative backing" grep -qx "fairqctl: $f:13: fqg: backing 'relative/path': want a /dev path, UUID=, PARTUUID=, LABEL= or PARTLABEL=" "$tmp/err"
+	check "  line 14: power= is no key" grep -q "^fairqctl: $f:14: fqh: 'power' is not a key" "$tmp/err"
+	check "  line 15: cgroup-weight without :W" grep -qx "fairqctl: $f:15: fqi: cgroup-weight: 'batch': expected PATH:WEIGHT" "$tmp/err"
+	check "  line 16: cgroup-weight 0" grep -qx "fairqctl: $f:16: fqj: cgroup-weight: 'batch:0': weight must be 1..1000" "$tmp/err"
+	check "  line 17: cgroup twice" grep -qx "fairqctl: $f:17: fqk: cgroup-weight: a given twice" "$tmp/err"
+	check "  line 18: empty UUID" grep -qx "fairqctl: $f:18: fql: 'UUID=': empty value" "$tmp/err"
+	check "  line 19: backing twice" grep -qx "fairqctl: $f:19: fqm: backing $blk is already used on line 3" "$tmp/err"
+	check "  no other errors" test "$(wc -l <"$tmp/err")" = 16
+	check "  the good lines are still planned" grep -qx "fqn: create over $blk2 fairness=bytes quantum_bytes=65536" "$tmp/out"
+	check "  fq0 too" grep -qx "fq0: set depth=16 (was 32)" "$tmp/out"
+	check "  the summary counts the bad lines" grep -q "16 bad lines$" "$tmp/out"
+
+	t "fairqtab: no such file" 1 "^fairqctl: $tmp/nofile: No such file or directory$" "" apply "$tmp/nofile"
+	FAIRQTAB=$tmp/nofile2 t "fairqtab: \$FAIRQTAB" 1 "nofile2: No such file" "" apply
+	t "apply with two FILEs" 2 "unexpected number of arguments" "" apply a b
+	t "apply --dry-run --down" 2 "pick one" "" apply "$f" --dry-run --down
+	t "--prune outside apply" 2 "option --prune is not valid here" "" list --prune
+}
+
+test_apply_plan() {
+	local blk=$1 blk2=$2 f=$tmp/plan
+	export FAIRQ_DEVDISK=$tmp/disk FAIRQ_BLKID=
+	rm -rf "$CFS" "$SYS"
+	fake_dev fq0 1 "$blk" cfq
+	fake_dev fqoff 0 "" sfq
+	fake_dev fqcg 1 /dev/vdd cfq
+	# fq0 over $blk powered (depth 32), fqoff powered off, fqsame as the file says
+	fake_dev fqsame 1 "$blk2" sfq
+	echo 128 >"$CFS/fqsame/buckets"
+	tab "$f" "fq0 $blk cfq depth=16 quantum=8" \
+		"fqsame LABEL=data sfq buckets=128" \
+		"fqnew UUID=1b4e28ba-2fa1 fifo depth=4" \
+		"fqgone UUID=0000-dead" \
+		"fqoff $blk2 max_flows=64"
+	t "apply --dry-run: a plan" 3 "" "" apply "$f" --dry-run
+	check "  reconfigure: only what differs" test "$(grep '^fq0:' "$tmp/out")" = "fq0: set depth=16 (was 32)"
+	check "  unchanged" grep -qx "fqsame: unchanged" "$tmp/out"
+	check "  create via UUID=" grep -qx "fqnew: create over $blk2 policy=fifo depth=4" "$tmp/out"
+	check "  create, then power on" grep -qx "fqnew: power on" "$tmp/out"
+	check "  missing backing reported" grep -qx "fqgone: backing UUID=0000-dead not present, not created" "$tmp/out"
+	check "  powered off: set, then power on" test "$(grep '^fqoff:' "$tmp/out")" = \
+		"$(printf 'fqoff: set backing=%s (was unset)\nfqoff: set max_flows=64 (was 4096)\nfqoff: power on' "$blk2")"
+	check "  not in the file: left alone" grep -qx "fqcg: not in $f, left alone (--prune removes it)" "$tmp/out"
+	check "  summary" grep -qx "dry run, nothing done: $f: 1 created, 2 changed, 0 removed, 1 unchanged, 1 missing, 0 failed, 0 bad lines" "$tmp/out"
+	check "  nothing written" file_is "$CFS/fq0/depth" 32
+	check "  nothing created" test ! -e "$CFS/fqnew"
+	check "  nothing on stderr" test ! -s "$tmp/err"
+
+	t "apply --dry-run --prune" 3 "" "fqcg: power off, remove" apply "$f" --dry-run --prune
+	check "  still there" test -d "$CFS/fqcg"
+	t "apply --down --dry-run refused" 2 "pick one" "" apply "$f" --down --dry-run
+
+	# a real run on the fake tree: reconfiguring writes plain files
+	tab "$f" "fq0 $blk cfq depth=16 quantum=8" "fqsame LABEL=data sfq buckets=128"
+	t "apply: reconfigure" 0 "" "^fq0: set depth=16 \(was 32\)$" apply "$f"
+	check "  depth written to configfs" file_is "$CFS/fq0/depth" 16
+	t "apply again: nothing to do" 0 "" "^$f: nothing to do, 2 devices as the file says$" apply "$f"
+	check "  and says nothing else about fq0" test "$(grep -c '^fq0:' "$tmp/out")" = 1
+	check "  fq0: unchanged" grep -qx "fq0: unchanged" "$tmp/out"
+	FAIRQTAB=$f t "apply from \$FAIRQTAB" 0 "" "nothing to do" apply
+
+	# the kernel refuses a value: named by line, the other lines apply
+	tab "$f" "fq0 $blk cfq depth=17" "fqsame LABEL=data sfq buckets=256"
+	chmod 0444 "$CFS/fq0/depth"
+	if ! [ -w "$CFS/fq0/depth" ] || [ "$(id -u)" != 0 ]; then :; fi
+	rm "$CFS/fq0/depth"
+	t "apply: a refused attribute" 1 "^fairqctl: $f:1: fq0: depth: No such file or directory$" "" apply "$f"
+	check "  the next line applied" file_is "$CFS/fqsame/buckets" 256
+	echo 16 >"$CFS/fq0/depth"
+
+	# a create that fails part-way is undone (a plain mkdir has no attributes)
+	tab "$f" "fqnew UUID=1b4e28ba-2fa1 fifo"
+	t "apply: failed create undone" 1 "^fairqctl: $f:1: fqnew: backing: No such file or directory" "fqnew: not created" apply "$f"
+	check "  no fqnew left" test ! -e "$CFS/fqnew"
+
+	# --down: last line first; a plain directory cannot be rmdir'ed, so it
+	# stops there, after power=0
+	tab "$f" "fq0 $blk" "fqsame $blk2" "fqnone $tmp/x"
+	t "apply --down" 1 "fqsame: rmdir .*Directory not empty" "" apply "$f" --down
+	check "  last line first" test "$(cut -d: -f1 "$tmp/out" | head -n 3 | tr '\n' ' ')" = "fqnone fqsame fq0 "
+	check "  not there" grep -qx "fqnone: not there, nothing to do" "$tmp/out"
+	check "  power written 0" file_is "$CFS/fqsame/power" 0
+	echo 1 >"$CFS/fqsame/power"
+	echo 1 >"$CFS/fq0/power"
+
+	FAIRQ_CONFIGFS=$tmp/none t "apply without the module" 1 "fairq module not loaded" "" apply "$f"
+	FAIRQ_CONFIGFS=$tmp/none t "apply --dry-run without the module" 3 "" "^fq0: create over $blk$" \
+		apply "$f" --dry-run
+	unset FAIRQ_DEVDISK FAIRQ_BLKID
+}
+
+# stats_fifo FILE...: serve each FILE once, in turn, as $SYS/fqtop/fairq/stats
+stats_fifo() {
+	local s=$SYS/fqtop/fairq/stats f
+	rm -f "$s"
+	mkfifo "$s"
+	(for f in "$@"; do cat "$f" >"$s"; done) &
+	FIFO_PID=$!
+}
+
+test_top() {
+	fake_dev fqtop 1 /dev/vde cfq
+	mkdir -p "$tmp/proc/1300"
+	echo dd >"$tmp/proc/1300/comm"
+	sed 's/^done_reqs .*/done_reqs 1000/' "$here/stats.txt" >"$tmp/s1"
+	sed -e 's/^done_reqs .*/done_reqs 3000/' \
+	    -e 's/^\(flow key=1234 .*\) reqs=617 bytes=2527232 wait_ns_sum=61728394/\1 reqs=1617 bytes=6623232 wait_ns_sum=1061728394/' \
+		"$here/stats.txt" >"$tmp/s2"
+	stats_fifo "$tmp/s1" "$tmp/s2"
+	FAIRQ_PROC=$tmp/proc t "top --once" 0 "" "" top fqtop --once --interval 0.2
+	wait "$FIFO_PID"
+	check "  header" grep -qE "^fqtop  [0-9:]+  policy cfq  classify tgid  depth 32  interval 0\.[0-9] s$" "$tmp/out"
+	check "  totals" grep -qE "^total: [0-9.]+ IOPS  [0-9.]+ MiB/s  queued 0  inflight 0  flows 2/4096$" "$tmp/out"
+	check "  columns" grep -qE "^KEY +NAME +CLASS +WEIGHT +IOPS +MiB/s +QUEUED +INFL +WAIT_MS +MAX_MS$" "$tmp/out"
+	check "  busiest first, by name" grep -qE "^1234 +fio +be/4 +4 +[0-9.]+ +[0-9.]+ +0 +0 +1\.00 +4\.57$" "$tmp/out"
+	check "  the idle flow: no reads, no mean wait" grep -qE "^1300 +dd +idle/7 +1 +0\.0 +0\.00 +3 +1 +- +4\.57$" "$tmp/out"
+	check "  fio above dd" test "$(sed -n '/^KEY/{n;p}' "$tmp/out" | cut -d' ' -f1)" = 1234
+	stats_fifo "$tmp/s1" "$tmp/s2"
+	FAIRQ_PROC=$tmp/proc t "top --once -n 1" 0 "" "" top fqtop --once -i 0.1 -n 1
+	wait "$FIFO_PID"
+	check "  one row" test "$(sed -n '/^KEY/,$p' "$tmp/out" | wc -l)" = 2
+	t "top --interval 0" 2 "want 0.1..3600 seconds" "" top fqtop --interval 0
+	t "top -n x" 2 "want 1..1000 rows" "" top fqtop -n x
+	t "top --once outside top" 2 "option --once is not valid here" "" stats fqtop --once
+	t "top of a powered-off device" 1 "fqoff: not powered on" "" top fqoff --once
+}
+
+test_man() {
+	local page=$here/../../man/fairqtab.5
+	if ! command -v man >/dev/null || [ ! -f "$page" ]; then
+		echo "skip - man --warnings on fairqtab.5 (no man or no page)"
+		return
+	fi
+	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	check "fairqtab.5: man --warnings is silent" test "$rc" = 0 -a ! -s "$tmp/err"
+	check "fairqtab.5: names every key" sh -c "for k in policy classify fairness quantum quantum_bytes buckets perturb_ms depth idle_us idle_grace_ms fifo_expire_sync_ms fifo_expire_async_ms max_flows cgroup-weight; do grep -q \"\$k\" '$tmp/out' || exit 1; done"
+}
+
 main() {
 	if [ ! -x "$FAIRQCTL" ]; then
 		echo "no fairqctl at $FAIRQCTL (make -C tools)"
@@ -321,6 +589,16 @@ main() {
 	test_stats
 	test_create
 	test_destroy
+	test_cgroup_weight
+	blk=$tmp/blk
+	if [ -b "$blk" ] && mknod "$tmp/blk2" b 7 1 2>/dev/null && [ -b "$tmp/blk2" ]; then
+		test_fairqtab "$blk" "$tmp/blk2"
+		test_apply_plan "$blk" "$tmp/blk2"
+	else
+		echo "skip - fairqtab and apply (cannot make block device nodes)"
+	fi
+	test_top
+	test_man
 	echo "$passed passed, $failed failed"
 	[ "$failed" = 0 ]
 }
