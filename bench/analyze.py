@@ -160,6 +160,7 @@ def measurement(obj):
     m["slab"] = obj.get("slab", "")
     m["jobs"] = jobs
     m["w5_cgroups"] = obj.get("w5_cgroups", "")
+    m["overlap_ms"] = fio_overlap_ms(obj) if obj.get("wl") == "w5" else None
     window_bytes(m, obj.get("procio"))
     ms = win.get("ms") or 0
     nio = (win.get("reads", 0) or 0) + (win.get("writes", 0) or 0)
@@ -173,6 +174,24 @@ def measurement(obj):
     m["total_mib_s"] = sum(j["bw_kib"] for j in jobs) / 1024.0
     derive_fairness(m)
     return m
+
+
+def fio_overlap_ms(obj):
+    """Workload 5 runs two fio processes: how long both ran at once, from
+    each one's end time (its JSON's timestamp_ms) and its jobs' runtime
+    plus ramp. Before the sampler waited for both (runs up to 2026-12-03
+    09:23), one of them could start after the other had finished."""
+    spans = []
+    for fj in obj.get("fio", []):
+        end = fj.get("timestamp_ms")
+        rt = max((j.get("job_runtime", 0) for j in fj.get("jobs", [])), default=0)
+        ramp = max((int(str((j.get("job options") or {}).get("ramp_time", 0)).rstrip("s") or 0)
+                    for j in fj.get("jobs", [])), default=0)
+        if end:
+            spans.append((end - rt - ramp * 1000, end))
+    if len(spans) < 2:
+        return None
+    return min(e for _, e in spans) - max(b for b, _ in spans)
 
 
 def window_bytes(m, procio):
@@ -273,6 +292,12 @@ def aggregate(meas):
         groups.setdefault((m["dev"], m["wl"], m["cfg"]), []).append(m)
     agg = {}
     for key, ms in groups.items():
+        # Workload 5: a repetition in which the writer and the reader did
+        # not both run through the window measured nothing; leave it out.
+        W5_DROPPED[key] = sum(1 for m in ms if not w5_valid(m))
+        ms = [m for m in ms if w5_valid(m)]
+        if not ms:
+            continue
         a = {"n": len(ms), "reps": [m["rep"] for m in ms]}
         for k in ("total_iops", "total_mib_s", "jain", "jain_fio", "jain_win", "maxmin",
                   "light_p50_us", "light_p99_us", "light_share",
@@ -316,6 +341,14 @@ def aggregate(meas):
                 for m in ms if m["fairq_stats"]]
         agg[key] = a
     return agg
+
+
+W5_DROPPED = {}
+
+
+def w5_valid(m):
+    ov, win = m.get("overlap_ms"), (m.get("win") or {}).get("ms")
+    return m["wl"] != "w5" or ov is None or not win or ov >= 0.9 * win
 
 
 def get(agg, dev, wl, cfg, k):
@@ -494,6 +527,13 @@ def section_workload(agg, dev, wl):
         s += "\n" + scale_extra(agg, keys)
     if wl == "w5":
         s += "\n" + w5_extra(agg, keys)
+        nd = [f"{k[2]} {n}" for k, n in W5_DROPPED.items()
+              if n and k[0] == dev and k[1] == wl]
+        if nd:
+            s += ("- repetitions left out because the writer and the reader "
+                  "did not both run through the window (their fio runs were "
+                  "started apart; n counts the rest; a configuration with "
+                  "none left has no row): " + ", ".join(nd) + "\n")
     return s + "\n"
 
 

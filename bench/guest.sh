@@ -65,6 +65,7 @@ NMEAS=0
 NFAILED=0
 W5_CG=""
 SAMPLE_NJOBS=0		# > 0: the sampler waits for that many fio threads
+SAMPLE_NPROCS=0		# > 0: ... for that many fio processes (w5)
 T0=${EPOCHREALTIME%.*}
 mkdir -p "$W"
 rm -f "$W/pause"
@@ -355,8 +356,13 @@ sampler() {
 	# seconds under TCG; the window starts only when all of them exist
 	# (and have had a second to open the file and start), so that every
 	# thread runs through the whole window.
-	FIO_PID=""
+	FIO_PID="" FIO_STOP=""
 	[ "$SAMPLE_NJOBS" -gt 0 ] && wait_threads "$SAMPLE_NJOBS" && pause_until $((FIO_T + 1000000))
+	# Workload 5's two fio runs are started apart, and under TCG one of
+	# them could start seconds after the other (in the run of 09:23 the
+	# reader started after the writer had finished, in 4 of 15): the
+	# window opens only when both are up (a main and a job process each).
+	[ "$SAMPLE_NPROCS" -gt 0 ] && wait_procs "$SAMPLE_NPROCS" && pause_until $((FIO_T + 1000000))
 	t0=${EPOCHREALTIME/./}
 	t0=$((10#$t0))
 	pause_until $((t0 + RAMP * 1000000 + 300000))
@@ -393,11 +399,36 @@ sampler() {
 	# Workload 7's fio runs far longer than the window (reading a
 	# thousand /proc/TID/io files takes seconds): stop it now. fio
 	# still writes its JSON on SIGINT.
-	if [ -n "$FIO_PID" ]; then
+	FIO_STOP+=" $FIO_PID"
+	if [ -n "${FIO_STOP// /}" ]; then
 		echo 1 >"$out.int"
-		kill -INT "$FIO_PID" 2>/dev/null
+		# shellcheck disable=SC2086
+		kill -INT $FIO_STOP 2>/dev/null
 	fi
 	return 0
+}
+
+# wait_procs N: FIO_STOP, the pids of the fio processes once there are
+# at least N of them, and FIO_T, when; waits at most 2 minutes.
+wait_procs() {
+	local d comm i pids n
+	for ((i = 0; i < 600; i++)); do
+		pids="" n=0
+		for d in /proc/[0-9]*; do
+			read -r comm <"$d/comm" 2>/dev/null || continue
+			[ "$comm" = fio ] || continue
+			pids+=" ${d#/proc/}"
+			n=$((n + 1))
+		done
+		if [ "$n" -ge "$1" ]; then
+			FIO_STOP=$pids
+			FIO_T=${EPOCHREALTIME/./}
+			FIO_T=$((10#$FIO_T))
+			return 0
+		fi
+		read -r -t 0.2 -u "$PAUSE_FD" _ 2>/dev/null
+	done
+	return 1
 }
 
 # wait_threads N: FIO_PID, the fio process with at least N + 1 tasks (its
@@ -520,8 +551,11 @@ measure() {
 		NFAILED=$((NFAILED + 1))
 		return 0
 	fi
-	SAMPLE_NJOBS=0
-	case $wl in w7-*) SAMPLE_NJOBS=${wl#w7-} ;; esac
+	SAMPLE_NJOBS=0 SAMPLE_NPROCS=0
+	case $wl in
+	w7-*) SAMPLE_NJOBS=${wl#w7-} ;;
+	w5) SAMPLE_NPROCS=4 ;;
+	esac
 	sampler "$lower" "$out.win" &
 	local spid=$! t0=${EPOCHREALTIME/./} t1
 	if [ "$wl" = w5 ]; then
@@ -600,8 +634,14 @@ w5_finish() {
 
 # run_w5 OUT: a buffered writer in cgroup bench-w against a direct reader
 # in cgroup bench-r, on ext4 over $TARGET (the reader reads $TARGET).
+# The reader runs with invalidate=0: fio's default drops the target's
+# cache first, which on a block device is BLKFLSBUF, and with ext4
+# mounted on it that syncs the filesystem: the reader then waited for
+# the writer's writeback, often for the writer's whole run.
 run_w5() {
 	local out=$1 cg=/sys/fs/cgroup rc=0 pw pr
+	# Both run well past the window; the sampler stops them after it.
+	fio_common 30
 	(
 		echo "$BASHPID" >"$cg/bench-w/cgroup.procs"
 		# shellcheck disable=SC2086
@@ -615,11 +655,12 @@ run_w5() {
 		# shellcheck disable=SC2086
 		exec timeout -k 10 "$(fio_limit w5)" fio $FIO_COMMON --output-format=json+ \
 			--output="$out.fio1" --name=reader --filename="$TARGET" \
-			--rw=randread --bs=4k --iodepth=4
+			--rw=randread --bs=4k --iodepth=4 --invalidate=0
 	) >>"$out.err" 2>&1 &
 	pr=$!
 	wait "$pw" || rc=$?
 	wait "$pr" || rc=$?
+	fio_common
 	return "$rc"
 }
 
