@@ -9,6 +9,9 @@
 #   make sparse     the module under sparse (C=1) and W=1
 #   make soak       tests/soak/soak.sh in the VM for SOAK_MIN minutes (30), not in check
 #   make deb        build/deb/fairq-dkms_V_all.deb, fairq-tools_V_amd64.deb (packaging/)
+#   make debug-kernel   Debian's 6.1 source with KASAN, lockdep, kmemleak, ... (cached)
+#   make check-debug    the VM suite on that kernel (kmemleak scan after each test)
+#   make check-rt       the VM suite on Debian's PREEMPT_RT kernel
 #
 # KVER picks the kernel: by default the one Debian's linux-image-amd64
 # depends on (scripts/debian-kver), never "the newest in /lib/modules".
@@ -23,7 +26,8 @@ DEFAULT_KVER := $(shell $(CURDIR)/scripts/debian-kver 2>/dev/null)
 LTS_KVER := $(shell $(CURDIR)/scripts/debian-kver linux-image-6.12-amd64 2>/dev/null)
 export KVER KDIR
 
-.PHONY: all module module-lts tools nbd deps check check-host check-vm demo soak sparse deb clean
+.PHONY: all module module-lts tools nbd deps check check-host check-vm demo soak sparse deb clean \
+	debug-kernel check-debug check-rt
 
 all: module tools nbd
 
@@ -81,6 +85,26 @@ bench: deps
 # packaging/README.md; the packages build from their own copy of the sources
 deb: deps
 	packaging/build-deb
+
+# The debug kernel is built once into /var/cache/fairq (vm/build-debug-kernel);
+# it runs I/O ~35x slower, hence the long per-test timeout.
+debug-kernel:
+	scripts/install-deps --debug
+	vm/build-debug-kernel
+
+check-debug: deps debug-kernel
+	$(MAKE) tools nbd
+	k=$$(vm/build-debug-kernel --print-kver) && \
+	$(MAKE) module KVER=$$k KDIR=/lib/modules/$$k/build && \
+	vm/run --kver $$k --mem 3072 --test-timeout 3000
+
+# Debian's PREEMPT_RT 6.1 kernel: spinlocks sleep, interrupts are threads
+check-rt: deps
+	scripts/install-deps --rt
+	$(MAKE) tools nbd
+	k=$$(scripts/debian-kver linux-image-rt-amd64) && \
+	$(MAKE) module KVER=$$k KDIR=/lib/modules/$$k/build && \
+	vm/run --kver $$k
 
 clean:
 	rm -f fairq.ko
