@@ -6,6 +6,11 @@
  * "home, clear" sequence, otherwise (a pipe, a script, --once) screens
  * are printed one after the other, separated by a blank line.
  *
+ * A cfq flow exists (and is listed) only while it has requests queued or
+ * in flight, and its counters start again when it is made again, so the
+ * stats are read every SUB_MS within the interval and the growth summed
+ * per key; a flow not in the last read shows 0 queued and in flight.
+ *
  * Per flow: IOPS and MiB/s from the growth of its reqs/bytes counters,
  * the mean wait of the requests dispatched in the interval (wait_ns_sum
  * over reqs), the largest wait the flow has seen (wait_ns_max); the
@@ -24,10 +29,23 @@
 
 #include "fairqctl.h"
 
+enum { SUB_MS = 100 };	/* between reads of the stats within an interval */
+
+/*
+ * A flow over one screen's interval: the sums of its counters' growth
+ * between sub-samples, and its fields from the last sample it was in.
+ */
 struct top_row {
 	uint64_t key;
-	const struct stats_flow *fl;
 	uint64_t dreqs, dbytes, dwait;
+	char cls[32];
+	uint64_t weight, queued, inflight, wait_max;
+	bool has_max;
+};
+
+struct top_acc {
+	struct top_row *rows;
+	int n;
 };
 
 static volatile sig_atomic_t stop;
@@ -75,15 +93,67 @@ static const struct stats_flow *find_flow(const struct stats *st, uint64_t key)
 static int busiest_first(const void *a, const void *b)
 {
 	const struct top_row *x = a, *y = b;
-	uint64_t qx, qy;
+	uint64_t qx = x->queued + x->inflight, qy = y->queued + y->inflight;
 
 	if (x->dreqs != y->dreqs)
 		return x->dreqs < y->dreqs ? 1 : -1;
-	qx = num(stats_flow_get(x->fl, "queued")) + num(stats_flow_get(x->fl, "inflight"));
-	qy = num(stats_flow_get(y->fl, "queued")) + num(stats_flow_get(y->fl, "inflight"));
 	if (qx != qy)
 		return qx < qy ? 1 : -1;
 	return x->key < y->key ? -1 : x->key > y->key;
+}
+
+static struct top_row *acc_row(struct top_acc *acc, uint64_t key)
+{
+	struct top_row *r;
+	int i;
+
+	for (i = 0; i < acc->n; i++) {
+		if (acc->rows[i].key == key)
+			return &acc->rows[i];
+	}
+	r = realloc(acc->rows, (acc->n + 1) * sizeof(*r));
+	if (!r)
+		return NULL;
+	acc->rows = r;
+	r = &acc->rows[acc->n++];
+	memset(r, 0, sizeof(*r));
+	r->key = key;
+	return r;
+}
+
+/* add what each flow of @b did since @a */
+static void accumulate(struct top_acc *acc, const struct stats *a,
+		       const struct stats *b)
+{
+	const struct stats_flow *fl, *old;
+	struct top_row *r;
+	const char *c, *l;
+	int i;
+
+	for (i = 0; i < acc->n; i++)
+		acc->rows[i].queued = acc->rows[i].inflight = 0;
+	for (i = 0; i < b->nflows; i++) {
+		fl = &b->flows[i];
+		r = acc_row(acc, num(stats_flow_get(fl, "key")));
+		if (!r)
+			return;
+		old = find_flow(a, r->key);
+		r->dreqs += delta(stats_flow_get(fl, "reqs"),
+				  old ? stats_flow_get(old, "reqs") : "0");
+		r->dbytes += delta(stats_flow_get(fl, "bytes"),
+				   old ? stats_flow_get(old, "bytes") : "0");
+		r->dwait += delta(stats_flow_get(fl, "wait_ns_sum"),
+				  old ? stats_flow_get(old, "wait_ns_sum") : "0");
+		c = stats_flow_get(fl, "class");
+		l = stats_flow_get(fl, "level");
+		snprintf(r->cls, sizeof(r->cls), "%s/%s", c ? c : "?", l ? l : "?");
+		r->weight = num(stats_flow_get(fl, "weight"));
+		r->queued = num(stats_flow_get(fl, "queued"));
+		r->inflight = num(stats_flow_get(fl, "inflight"));
+		r->has_max = stats_flow_get(fl, "wait_ns_max") != NULL;
+		if (num(stats_flow_get(fl, "wait_ns_max")) > r->wait_max)
+			r->wait_max = num(stats_flow_get(fl, "wait_ns_max"));
+	}
 }
 
 static void print_ms(uint64_t ns, bool known)
@@ -126,58 +196,33 @@ static void header(const struct fairqctl_control *ctl, const struct stats *a,
 }
 
 static void screen(const struct fairqctl_control *ctl, const struct stats *a,
-		   const struct stats *b, double dt)
+		   const struct stats *b, struct top_acc *acc, double dt)
 {
 	const char *classify = stats_total(b, "classify");
 	const char *policy = stats_total(b, "policy");
-	struct top_row *rows;
-	char name[PATH_MAX], cls[32];
-	const char *nm, *c;
-	int i, n = b->nflows;
+	char name[PATH_MAX];
+	const char *nm;
+	int i;
 
 	header(ctl, a, b, dt);
 	printf("\n%-10s %-24s %-7s %6s %9s %8s %6s %5s %9s %9s\n", "KEY", "NAME",
 	       "CLASS", "WEIGHT", "IOPS", "MiB/s", "QUEUED", "INFL",
 	       "WAIT_MS", "MAX_MS");
-	rows = calloc(n ? n : 1, sizeof(*rows));
-	if (!rows)
-		return;
-	for (i = 0; i < n; i++) {
-		const struct stats_flow *fl = &b->flows[i], *old;
+	qsort(acc->rows, acc->n, sizeof(*acc->rows), busiest_first);
+	for (i = 0; i < acc->n && i < ctl->top_rows; i++) {
+		const struct top_row *r = &acc->rows[i];
 
-		rows[i].fl = fl;
-		rows[i].key = num(stats_flow_get(fl, "key"));
-		old = find_flow(a, rows[i].key);
-		rows[i].dreqs = delta(stats_flow_get(fl, "reqs"),
-				      old ? stats_flow_get(old, "reqs") : "0");
-		rows[i].dbytes = delta(stats_flow_get(fl, "bytes"),
-				       old ? stats_flow_get(old, "bytes") : "0");
-		rows[i].dwait = delta(stats_flow_get(fl, "wait_ns_sum"),
-				      old ? stats_flow_get(old, "wait_ns_sum") : "0");
-	}
-	qsort(rows, n, sizeof(*rows), busiest_first);
-	for (i = 0; i < n && i < ctl->top_rows; i++) {
-		const struct stats_flow *fl = rows[i].fl;
-
-		nm = flow_key_name(ctl, classify, policy, rows[i].key, name, sizeof(name));
-		c = stats_flow_get(fl, "class");
-		snprintf(cls, sizeof(cls), "%s/%s", c ? c : "?",
-			 stats_flow_get(fl, "level") ? stats_flow_get(fl, "level") : "?");
+		nm = flow_key_name(ctl, classify, policy, r->key, name, sizeof(name));
 		printf("%-10" PRIu64 " %-24.24s %-7s %6" PRIu64 " %9.1f %8.2f %6" PRIu64
-		       " %5" PRIu64, rows[i].key, nm ? nm : "-", cls,
-		       num(stats_flow_get(fl, "weight")), rows[i].dreqs / dt,
-		       rows[i].dbytes / dt / 1048576.0,
-		       num(stats_flow_get(fl, "queued")),
-		       num(stats_flow_get(fl, "inflight")));
-		print_ms(rows[i].dreqs ? rows[i].dwait / rows[i].dreqs : 0,
-			 rows[i].dreqs != 0);
-		print_ms(num(stats_flow_get(fl, "wait_ns_max")),
-			 stats_flow_get(fl, "wait_ns_max") != NULL);
+		       " %5" PRIu64, r->key, nm ? nm : "-", r->cls, r->weight,
+		       r->dreqs / dt, r->dbytes / dt / 1048576.0, r->queued,
+		       r->inflight);
+		print_ms(r->dreqs ? r->dwait / r->dreqs : 0, r->dreqs != 0);
+		print_ms(r->wait_max, r->has_max);
 		putchar('\n');
 	}
-	if (!n)
+	if (!acc->n)
 		printf("(no flows: nothing queued or in flight)\n");
-	free(rows);
 }
 
 /* sleep @s seconds, in steps, so that a signal ends it early */
@@ -191,38 +236,57 @@ static void nap(double s)
 
 int cmd_top(struct fairqctl_control *ctl)
 {
-	struct stats a, b;
+	struct stats first, prev, cur;
 	bool tty = !ctl->once && isatty(STDOUT_FILENO);
-	double ta, tb;
-	int screens = 0;
+	struct top_acc acc = { 0 };
+	double ta, tb, end;
+	int screens = 0, rc = EXIT_SUCCESS;
 
-	if (need_entry(ctl) || stats_read(ctl, &a))
+	if (need_entry(ctl) || stats_read(ctl, &first))
 		return EXIT_FAILURE;
 	ta = now_s();
 	signal(SIGINT, on_signal);
 	signal(SIGTERM, on_signal);
-	for (;;) {
-		nap(ctl->interval);
-		if (stop)
+	while (!stop) {
+		/* prev: the last read; first: the one the screen began with */
+		if (stats_parse(strdup(first.text), &prev)) {
+			rc = EXIT_FAILURE;
 			break;
-		if (stats_read(ctl, &b)) {
-			stats_free(&a);
-			return EXIT_FAILURE;
+		}
+		end = ta + ctl->interval;
+		do {
+			nap(end - now_s() < SUB_MS / 1000.0 ? end - now_s() :
+			    SUB_MS / 1000.0);
+			if (stop)
+				break;
+			if (stats_read(ctl, &cur)) {
+				rc = EXIT_FAILURE;
+				break;
+			}
+			accumulate(&acc, &prev, &cur);
+			stats_free(&prev);
+			prev = cur;
+		} while (now_s() < end - 0.001);
+		if (stop || rc) {
+			stats_free(&prev);
+			break;
 		}
 		tb = now_s();
 		if (tty)
 			fputs("\033[H\033[2J", stdout);
 		else if (screens)
 			putchar('\n');
-		screen(ctl, &a, &b, tb - ta);
+		screen(ctl, &first, &prev, &acc, tb - ta);
 		fflush(stdout);
 		screens++;
-		stats_free(&a);
-		a = b;
+		acc.n = 0;
+		stats_free(&first);
+		first = prev;
 		ta = tb;
 		if (ctl->once)
 			break;
 	}
-	stats_free(&a);
-	return EXIT_SUCCESS;
+	stats_free(&first);
+	free(acc.rows);
+	return rc;
 }

@@ -5,7 +5,7 @@
 # (jq) with the documented members and types, and its counters agree
 # with the text stats.  With a fairq.ko that has cgroup_weights: set, get
 # (the path resolved back), remove, the errno messages, and the weights
-# in the JSON.  Lower disk: /dev/vdb.
+# in the JSON.  Lower disk: /dev/vdb behind dm-delay (20 ms).
 DESCRIPTION="fairqctl top --once and stats --json under fio; cgroup-weight set/get"
 QUICK=1
 TIMEOUT=300
@@ -14,8 +14,9 @@ TIMEOUT=300
 CFS=$FAIRQ_CONFIGFS
 
 requires() {
-	require_cmd fairqctl fio jq
+	require_cmd fairqctl fio jq dmsetup blockdev
 	[ -b /dev/vdb ] || skip "no /dev/vdb"
+	require_module dm-delay
 }
 
 stop_fio() {
@@ -25,8 +26,6 @@ stop_fio() {
 }
 
 test_top() {
-	# 16 in flight: a cfq flow is listed only while it has I/O queued
-	# or in flight, so a flow doing one read at a time comes and goes
 	fio --name=reader --filename=/dev/fqt --rw=randread --bs=4k --direct=1 \
 		--ioengine=libaio --iodepth=16 --time_based --runtime=60 --numjobs=1 \
 		--output=/dev/null >/dev/null 2>&1 &
@@ -118,7 +117,13 @@ test_cgroup_weight() {
 main() {
 	requires
 	load_fairq
-	fairqctl create /dev/vdb --name fqt >/dev/null || fail "create fqt"
+	# a slow lower disk (every read 20 ms late, dm-delay), so that fio's
+	# reads stay in flight: a cfq flow is listed only while it has I/O
+	# queued or in flight
+	dmsetup create fqt-slow --table "0 $(blockdev --getsz /dev/vdb) delay /dev/vdb 0 20" ||
+		fail "dmsetup create fqt-slow"
+	cleanup_push "dmsetup remove fqt-slow"
+	fairqctl create /dev/mapper/fqt-slow --name fqt >/dev/null || fail "create fqt"
 	cleanup_push "fairq_destroy fqt"
 	test_top
 	test_json

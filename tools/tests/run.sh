@@ -546,7 +546,7 @@ test_top() {
 	    -e 's/^\(flow key=1234 .*\) reqs=617 bytes=2527232 wait_ns_sum=61728394/\1 reqs=1617 bytes=6623232 wait_ns_sum=1061728394/' \
 		"$here/stats.txt" >"$tmp/s2"
 	stats_fifo "$tmp/s1" "$tmp/s2"
-	FAIRQ_PROC=$tmp/proc t "top --once" 0 "" "" top fqtop --once --interval 0.2
+	FAIRQ_PROC=$tmp/proc t "top --once" 0 "" "" top fqtop --once --interval 0.1
 	wait "$FIFO_PID"
 	check "  header" grep -qE "^fqtop  [0-9:]+  policy cfq  classify tgid  depth 32  interval 0\.[0-9] s$" "$tmp/out"
 	check "  totals" grep -qE "^total: [0-9.]+ IOPS  [0-9.]+ MiB/s  queued 0  inflight 0  flows 2/4096$" "$tmp/out"
