@@ -173,8 +173,11 @@ check "dpkg --verify: every installed file matches its md5sum" \
 	dpkg --root="$root" --verify fairq-dkms fairq-tools
 check "dpkg -L fairq-tools lists /usr/sbin/fairqctl" \
 	grep -qx /usr/sbin/fairqctl <(dpkg --root="$root" -L fairq-tools)
+# an unpacked, not yet configured conffile waits as .dpkg-new
+tab="$root/etc/fairq/fairqtab.dpkg-new"
+check "fairqtab: unpacked as fairqtab.dpkg-new (configure puts it in place)" test -f "$tab"
 check "fairqtab: comments and blank lines only" \
-	sh -c '! grep -qv "^\(#.*\)\?$" "$1"' sh "$root/etc/fairq/fairqtab"
+	sh -c 'test -s "$1" && ! grep -qv "^\(#.*\)\?$" "$1"' sh "$tab"
 # the unit as systemd reads it: its commands exist in the scratch root, its
 # Documentation= pages are installed there
 unit=/lib/systemd/system/fairq.service
@@ -192,6 +195,17 @@ fi
 check "fairq.service: oneshot, RemainAfterExit, DefaultDependencies=no, Before=local-fs.target" \
 	sh -c 'grep -qx Type=oneshot "$1" && grep -qx RemainAfterExit=yes "$1" &&
 	       grep -qx DefaultDependencies=no "$1" && grep -q "^Before=local-fs.target" "$1"' sh "$root$unit"
+# the unit's own commands, run by the packaged fairqctl on the installed
+# fairqtab against an empty configfs stand-in: nothing to do, exit 0
+mkdir -p "$scratch/configfs"
+for cmd in "$(sed -n 's/^ExecStart=//p' "$root$unit")" "$(sed -n 's/^ExecStop=//p' "$root$unit")"; do
+	# shellcheck disable=SC2086
+	set -- $cmd
+	o=$(FAIRQ_CONFIGFS="$scratch/configfs" FAIRQTAB="$tab" "$root$1" "${@:2}" 2>&1)
+	rc=$?
+	check "fairq.service: '$cmd' on the installed fairqtab: exit $rc, '$o'" \
+		sh -c '[ "$1" = 0 ] && echo "$2" | grep -q "nothing to do"' sh "$rc" "$o"
+done
 check "packaged fairqctl --version says $version" \
 	grep -q "$version" <("$root/usr/sbin/fairqctl" --version)
 check "packaged fairq-nbd runs (--version)" "$root/usr/sbin/fairq-nbd" --version
