@@ -528,12 +528,16 @@ test_apply_plan() {
 	unset FAIRQ_DEVDISK FAIRQ_BLKID
 }
 
-# stats_fifo FILE...: serve each FILE once, in turn, as $SYS/fqtop/fairq/stats
+# stats_fifo FIRST THEN: $SYS/fqtop/fairq/stats serves FIRST to the first
+# reader (a FIFO) and is THEN for every later one (renamed over the FIFO
+# once the first reader has it open, so no read can see both)
 stats_fifo() {
-	local s=$SYS/fqtop/fairq/stats f
+	local s=$SYS/fqtop/fairq/stats
 	rm -f "$s"
 	mkfifo "$s"
-	(for f in "$@"; do cat "$f" >"$s"; done) &
+	cp "$2" "$s.next"
+	# bounded: a fairqctl that never reads must not hang the suite
+	(timeout 30 sh -c 'cat "$1" >"$2"' - "$1" "$s"; mv "$s.next" "$s") &
 	FIFO_PID=$!
 }
 
@@ -546,7 +550,7 @@ test_top() {
 	    -e 's/^\(flow key=1234 .*\) reqs=617 bytes=2527232 wait_ns_sum=61728394/\1 reqs=1617 bytes=6623232 wait_ns_sum=1061728394/' \
 		"$here/stats.txt" >"$tmp/s2"
 	stats_fifo "$tmp/s1" "$tmp/s2"
-	FAIRQ_PROC=$tmp/proc t "top --once" 0 "" "" top fqtop --once --interval 0.1
+	FAIRQ_PROC=$tmp/proc t "top --once" 0 "" "" top fqtop --once --interval 0.3
 	wait "$FIFO_PID"
 	check "  header" grep -qE "^fqtop  [0-9:]+  policy cfq  classify tgid  depth 32  interval 0\.[0-9] s$" "$tmp/out"
 	check "  totals" grep -qE "^total: [0-9.]+ IOPS  [0-9.]+ MiB/s  queued 0  inflight 0  flows 2/4096$" "$tmp/out"
@@ -555,7 +559,7 @@ test_top() {
 	check "  the idle flow: no reads, no mean wait" grep -qE "^1300 +dd +idle/7 +1 +0\.0 +0\.00 +3 +1 +- +4\.57$" "$tmp/out"
 	check "  fio above dd" test "$(sed -n '/^KEY/{n;p}' "$tmp/out" | cut -d' ' -f1)" = 1234
 	stats_fifo "$tmp/s1" "$tmp/s2"
-	FAIRQ_PROC=$tmp/proc t "top --once -n 1" 0 "" "" top fqtop --once -i 0.1 -n 1
+	FAIRQ_PROC=$tmp/proc t "top --once -n 1" 0 "" "" top fqtop --once -i 0.2 -n 1
 	wait "$FIFO_PID"
 	check "  one row" test "$(sed -n '/^KEY/,$p' "$tmp/out" | wc -l)" = 2
 	t "top --interval 0" 2 "want 0.1..3600 seconds" "" top fqtop --interval 0
