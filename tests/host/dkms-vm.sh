@@ -6,8 +6,9 @@
 # dkms built from the fairq-dkms package (tests/host/deb-install.sh puts
 # it there; when it is missing this script builds the package and runs
 # the same scratch-root dkms build), loaded through `vm/run --module`, and
-# runs the quick suite against it: tests/vm/010-create.sh and
-# 020-integrity.sh.  vm/run's summary ("N passed, N failed") is the
+# runs packaging/tests/vm-dkms-module.sh (the loaded module is that file,
+# signed by DKMS's key) and the quick suite against it:
+# tests/vm/010-create.sh and 020-integrity.sh.  vm/run's summary ("N passed, N failed") is the
 # suite's; a check here that fails first prints its own.
 set -u
 
@@ -49,6 +50,8 @@ if [ "${vm%% *}" != "$kver" ] || [ "$signer" != "DKMS module signing key" ]; the
 	echo "FAIL $ko: vermagic '$vm', signer '$signer': not a DKMS build for $kver"
 	summary 0 1
 fi
-echo "module: $ko (vermagic ${vm%% *}, signed by DKMS's key, srcversion $(modinfo -F srcversion "$ko"))"
+echo "module: $ko (vermagic ${vm%% *}, signed by DKMS's key)"
 
-exec "$top/vm/run" --kver "$kver" --module "$ko" tests/vm/010-create.sh tests/vm/020-integrity.sh
+# packaging/tests/vm-dkms-module.sh: the guest loads that very file
+exec "$top/vm/run" --kver "$kver" --module "$ko" packaging/tests/vm-dkms-module.sh \
+	tests/vm/010-create.sh tests/vm/020-integrity.sh
