@@ -3,7 +3,10 @@
 # --module): the fairq.ko the guest loads is the DKMS-built one of
 # build/dkms/KVER/, byte for byte, signed by DKMS's key, and it registers
 # its configfs subsystem.
+# vm/init reads DESCRIPTION and TIMEOUT from the file
+# shellcheck disable=SC2034
 DESCRIPTION="the loaded fairq.ko is the DKMS-built module"
+# shellcheck disable=SC2034
 TIMEOUT=120
 . /fairq/tests/vm/rc
 

@@ -33,6 +33,8 @@ fail() {
 
 # Every warning either formatter prints for PAGE, on stdout.
 page_warnings() {
+	# stderr (the warnings) to stdout, the formatted page away
+	# shellcheck disable=SC2069
 	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -E UTF-8 -l "$1" 2>&1 >/dev/null
 	groff -ww -z -man -t "$1" 2>&1
 }
