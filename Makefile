@@ -96,7 +96,7 @@ check-debug: deps debug-kernel
 	$(MAKE) tools nbd
 	k=$$(vm/build-debug-kernel --print-kver) && \
 	$(MAKE) module KVER=$$k KDIR=/lib/modules/$$k/build && \
-	vm/run --kver $$k --mem 3072 --test-timeout 3000
+	vm/run --kver $$k --mem 3072
 
 # Debian's PREEMPT_RT 6.1 kernel: spinlocks sleep, interrupts are threads
 check-rt: deps
