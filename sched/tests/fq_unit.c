@@ -40,21 +40,7 @@ static void th_set(const char *name, const char *val)
 	CHECK_EQ(ret, 0);
 }
 
-static struct fq_req *th_enq(u64 key, u64 sector, u32 bytes, u32 flags,
-			     u16 ioprio)
-{
-	struct fq_req *rq = &th.r[th.n++];
-
-	rq->key = key;
-	rq->sector = sector;
-	rq->bytes = bytes;
-	rq->flags = flags;
-	rq->ioprio = ioprio;
-	fq_sched_enqueue(th.s, rq, th.now);
-	return rq;
-}
-
-/* th_enq() with an explicit weight (0: from the level). */
+/* Queue one request with an explicit weight (0: from the level). */
 static struct fq_req *th_enq_w(u64 key, u64 sector, u32 bytes, u32 flags,
 			       u16 ioprio, u16 weight)
 {
@@ -68,6 +54,12 @@ static struct fq_req *th_enq_w(u64 key, u64 sector, u32 bytes, u32 flags,
 	rq->weight = weight;
 	fq_sched_enqueue(th.s, rq, th.now);
 	return rq;
+}
+
+static struct fq_req *th_enq(u64 key, u64 sector, u32 bytes, u32 flags,
+			     u16 ioprio)
+{
+	return th_enq_w(key, sector, bytes, flags, ioprio, 0);
 }
 
 static struct fq_req *th_disp(void)
