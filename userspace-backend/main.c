@@ -26,7 +26,9 @@
 #include "fairq_nbd.h"
 #include "nbd_proto.h"
 
-#define FAIRQ_NBD_VERSION	"0.1"
+#ifndef FAIRQ_NBD_VERSION
+#define FAIRQ_NBD_VERSION	"unknown"
+#endif
 
 enum { EXIT_USAGE = 2, MAX_LISTEN = 8 };
 
