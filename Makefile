@@ -10,7 +10,7 @@
 #   make soak       tests/soak/soak.sh in the VM for SOAK_MIN minutes (30), not in check
 #   make deb        build/deb/fairq-dkms_V_all.deb, fairq-tools_V_amd64.deb (packaging/)
 #   make debug-kernel   Debian's 6.1 source with KASAN, lockdep, kmemleak, ... (cached)
-#   make check-debug    the VM suite on that kernel (kmemleak scan after each test)
+#   make check-debug    the VM suite on that kernel, two guests at once (vm/run-split)
 #   make check-rt       the VM suite on Debian's PREEMPT_RT kernel
 #
 # KVER picks the kernel: by default the one Debian's linux-image-amd64
@@ -96,7 +96,7 @@ check-debug: deps debug-kernel
 	$(MAKE) tools nbd
 	k=$$(vm/build-debug-kernel --print-kver) && \
 	$(MAKE) module KVER=$$k KDIR=/lib/modules/$$k/build && \
-	vm/run --kver $$k --mem 3072
+	vm/run-split --kver $$k --mem 2048 --logs build/vm/logs-debug
 
 # Debian's PREEMPT_RT 6.1 kernel: spinlocks sleep, interrupts are threads
 check-rt: deps
