@@ -4,13 +4,13 @@
 # Allocation failures (issue 7, fault 3): failslab with task-filter, so
 # only the tasks this test marks (/proc/PID/make-it-fail) see failures,
 # at 20 % and for sleeping allocations too (ignore-gfp-wait=N):
-#  - create: a marked shell runs mkdir, backing=, power=1, power=0 40
-#    times (bash builtins; mkdir is busybox), rmdir and the checks run
-#    unmarked: every step either
-#    works or answers with an errno, and after a failed step the state is
+#  - create: mkdir, backing=, power=1, power=0 40 times, each step in its
+#    own marked child (a marked shell that loops dies of its own failed
+#    mallocs); rmdir and the checks run unmarked: every step either
+#    works or fails, and after a failed step the state is
 #    consistent (power reads 0 and no disk exists after a failed power=1,
 #    no entry after a failed mkdir), the lower device is released;
-#  - policy switch: a marked shell switches policy/fairness/buckets in a
+#  - policy switch: marked children switch policy/fairness/buckets in a
 #    loop during an unmarked fio verify: writes may fail with ENOMEM, the
 #    policy always reads a valid word, fio verifies;
 #  - I/O: with cache-filter as well, limited to fairq's bio_set slab (the
@@ -51,46 +51,49 @@ failslab_on() {
 	echo N >$FS/ignore-gfp-wait
 }
 
-# mark / unmark: this shell's allocations may fail / may not; the write
-# to make-it-fail may itself fail while marked, so retry it
-mark() {
-	echo 1 >/proc/self/make-it-fail
+# marked CMD...: run CMD in a child whose slab allocations may fail.  Each
+# step is its own short-lived marked process: a long-lived marked shell
+# dies as soon as one of its own mallocs fails (brk/mmap need slab objects
+# too) and takes the loop with it.  Any exit but 0 is a failed step.
+marked() {
+	bash -c 'echo 1 >/proc/self/make-it-fail || exit 9; exec "$@"' _ "$@" 2>>steps.err
 }
 
-unmark() {
-	until echo 0 >/proc/self/make-it-fail; do :; done 2>/dev/null
+# marked_write FILE VALUE: printf VALUE >FILE in a marked child
+marked_write() {
+	marked bash -c 'printf %s "$2" >"$1"' _ "$1" "$2"
 }
 
-# create_loop N: create/destroy steps by a marked shell, checked unmarked;
-# leaves a tally
+# create_loop N: create/destroy steps by marked children, checked by this
+# unmarked shell; leaves a tally
 create_loop() {
 	local i ok=0 failed=0 d=$CFS/$FQ p
 	for ((i = 0; i < $1; i++)); do
-		mark
-		if ! busybox mkdir "$d" 2>>create.err; then
-			unmark
+		if ! marked busybox mkdir "$d"; then
 			failed=$((failed + 1))
-			[ ! -e "$d" ] || echo "mkdir failed but $d exists" >>create.bad
+			if [ -e "$d" ]; then
+				echo "mkdir failed but $d exists" >>create.bad
+				busybox rmdir "$d"
+			fi
 			continue
 		fi
-		if printf /dev/$NB >"$d/backing" 2>>create.err; then
-			if printf 1 >"$d/power" 2>>create.err; then
+		if marked_write "$d/backing" /dev/$NB; then
+			if marked_write "$d/power" 1; then
 				ok=$((ok + 1))
-				printf 0 >"$d/power" 2>>create.err || failed=$((failed + 1))
-				unmark
+				if ! marked_write "$d/power" 0; then
+					failed=$((failed + 1))
+					printf 0 >"$d/power" || echo "power=0 refused unmarked" >>create.bad
+				fi
 			else
-				unmark
 				failed=$((failed + 1))
 				read -r p <"$d/power"
 				[ "$p" = 0 ] || echo "failed power=1 left power '$p'" >>create.bad
 				[ ! -e /sys/block/$FQ ] || echo "failed power=1 left a disk" >>create.bad
 			fi
 		else
-			unmark
 			failed=$((failed + 1))
 		fi
-		unmark
-		busybox rmdir "$d" 2>>create.err || echo "rmdir $d failed" >>create.bad
+		busybox rmdir "$d" || echo "rmdir $d failed" >>create.bad
 	done
 	echo "$ok $failed" >create.tally
 }
@@ -98,13 +101,13 @@ create_loop() {
 test_create() {
 	local ok failed
 	: >create.bad
+	: >steps.err
 	failslab_on 20
-	create_loop 40 &
-	wait $!
+	create_loop 40
 	failslab_off
 	read -r ok failed <create.tally
 	[ ! -s create.bad ] || fail "create under failslab: $(head -n 3 create.bad)"
-	grep -v -e "Cannot allocate memory" -e "No such file or directory" create.err |
+	grep -v -e "Cannot allocate memory" -e "No such file or directory" steps.err |
 		head -n 3 >create.odd
 	[ ! -s create.odd ] || log "other errors seen: $(cat create.odd)"
 	[ ! -e $CFS/$FQ ] && [ ! -e /sys/block/$FQ ] || fail "create loop left $FQ behind"
@@ -114,17 +117,15 @@ test_create() {
 	log "create under failslab: $ok powered on, $failed steps failed cleanly"
 }
 
-# switch_loop: the marked shell's policy switches until stop exists
+# switch_loop: policy switches by marked children until stop exists
 switch_loop() {
 	local n=0 f=0 pols=(cfq sfq fifo) fr=(requests bytes) s=/sys/block/$FQ/fairq
-	mark
 	while [ ! -e stop ]; do
-		printf '%s' "${pols[n % 3]}" >$s/policy 2>/dev/null || f=$((f + 1))
-		printf '%s' "${fr[n % 2]}" >$s/fairness 2>/dev/null || f=$((f + 1))
-		printf '%s' $((1 << (n % 8))) >$s/buckets 2>/dev/null || f=$((f + 1))
+		marked_write $s/policy "${pols[n % 3]}" || f=$((f + 1))
+		marked_write $s/fairness "${fr[n % 2]}" || f=$((f + 1))
+		marked_write $s/buckets $((1 << (n % 8))) || f=$((f + 1))
 		n=$((n + 1))
 	done
-	unmark
 	echo "$n $f" >switch.tally
 }
 
