@@ -78,6 +78,7 @@ struct fairq_dev {
 	atomic_t pending;		/* clones not yet completed, +1 while running */
 	struct completion drained;	/* pending reached 0 after power-off dropped the +1 */
 	atomic64_t passthrough;		/* dataless bios sent straight down [bios] */
+	atomic64_t passthrough_errs;	/* ... of them completed with an error [bios] */
 	struct fairq_cgw cgw;		/* cgroup_weights, kept across power off */
 
 	/* valid while powered on; set and cleared under fairq_cfg_lock */

@@ -144,6 +144,9 @@ static void fairq_clone_endio(struct bio *clone)
 		if (fd->nr_queued)
 			queue_work(fd->wq, &fd->dispatch_work);
 		spin_unlock_irqrestore(&fd->lock, flags);
+	} else if (unlikely(clone->bi_status)) {
+		/* the core counts scheduled bios' errors; these never reach it */
+		atomic64_inc(&fd->passthrough_errs);
 	}
 	if (fio->acct)
 		bio_end_io_acct(orig, fio->start);
@@ -263,6 +266,7 @@ void fairq_io_init(struct fairq_dev *fd)
 {
 	spin_lock_init(&fd->lock);
 	atomic64_set(&fd->passthrough, 0);
+	atomic64_set(&fd->passthrough_errs, 0);
 	init_completion(&fd->drained);
 	INIT_WORK(&fd->dispatch_work, fairq_dispatch_work);
 	hrtimer_init(&fd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);

@@ -116,6 +116,8 @@ static int fairq_emit_totals(char *buf, struct fairq_dev *fd, const struct fq_st
 	at += sysfs_emit_at(buf, at, "idle_waits %llu\n", st->idle_waits);
 	at += sysfs_emit_at(buf, at, "passthrough_reqs %lld\n",
 			    (long long)atomic64_read(&fd->passthrough));
+	at += sysfs_emit_at(buf, at, "passthrough_errors %lld\n",
+			    (long long)atomic64_read(&fd->passthrough_errs));
 	at += sysfs_emit_at(buf, at, "mem_bytes %u\n", st->mem_bytes);
 	return at;
 }
