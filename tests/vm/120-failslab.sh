@@ -3,7 +3,7 @@
 #
 # Allocation failures (issue 7, fault 3): failslab with task-filter, so
 # only the tasks this test marks (/proc/PID/make-it-fail) see failures,
-# at 20 % and for sleeping allocations too (ignore-gfp-wait=N):
+# at 10 % and for sleeping allocations too (ignore-gfp-wait=N):
 #  - create: mkdir, backing=, power=1, power=0 40 times, each step in its
 #    own marked child (a marked shell that loops dies of its own failed
 #    mallocs); rmdir and the checks run unmarked: every step either
@@ -54,20 +54,23 @@ failslab_on() {
 # marked CMD...: run CMD in a child whose slab allocations may fail.  Each
 # step is its own short-lived marked process: a long-lived marked shell
 # dies as soon as one of its own mallocs fails (brk/mmap need slab objects
-# too) and takes the loop with it.  Any exit but 0 is a failed step.
+# too) and takes the loop with it.  Any exit but 0 is a failed step.  The
+# exec of CMD is itself marked, so most such steps fail in exec.
 marked() {
 	bash -c 'echo 1 >/proc/self/make-it-fail || exit 9; exec "$@"' _ "$@" 2>>steps.err
 }
 
-# marked_write FILE VALUE: printf VALUE >FILE in a marked child
+# marked_write FILE VALUE: printf VALUE >FILE from a child marked after
+# its exec: only the open and the write itself (fairq's store) may fail
 marked_write() {
-	marked bash -c 'printf %s "$2" >"$1"' _ "$1" "$2"
+	bash -c 'echo 1 >/proc/self/make-it-fail || exit 9; printf %s "$2" >"$1"' \
+		_ "$1" "$2" 2>>steps.err
 }
 
 # create_loop N: create/destroy steps by marked children, checked by this
 # unmarked shell; leaves a tally
 create_loop() {
-	local i ok=0 failed=0 d=$CFS/$FQ p
+	local i ok=0 failed=0 mkdirs=0 d=$CFS/$FQ p
 	for ((i = 0; i < $1; i++)); do
 		if ! marked busybox mkdir "$d"; then
 			failed=$((failed + 1))
@@ -75,7 +78,10 @@ create_loop() {
 				echo "mkdir failed but $d exists" >>create.bad
 				busybox rmdir "$d"
 			fi
-			continue
+			# go on unmarked, so backing= and power=1 run every round
+			busybox mkdir "$d" || { echo "unmarked mkdir failed" >>create.bad; continue; }
+		else
+			mkdirs=$((mkdirs + 1))
 		fi
 		if marked_write "$d/backing" /dev/$NB; then
 			if marked_write "$d/power" 1; then
@@ -95,17 +101,17 @@ create_loop() {
 		fi
 		busybox rmdir "$d" || echo "rmdir $d failed" >>create.bad
 	done
-	echo "$ok $failed" >create.tally
+	echo "$ok $failed $mkdirs" >create.tally
 }
 
 test_create() {
-	local ok failed
+	local ok failed mkdirs
 	: >create.bad
 	: >steps.err
-	failslab_on 20
+	failslab_on 10
 	create_loop 40
 	failslab_off
-	read -r ok failed <create.tally
+	read -r ok failed mkdirs <create.tally
 	[ ! -s create.bad ] || fail "create under failslab: $(head -n 3 create.bad)"
 	grep -v -e "Cannot allocate memory" -e "No such file or directory" steps.err |
 		head -n 3 >create.odd
@@ -114,7 +120,7 @@ test_create() {
 	[ -z "$(ls /sys/block/$NB/holders)" ] || fail "$NB still claimed after the create loop"
 	fairq_create $FQ /dev/$NB
 	fairq_destroy $FQ
-	log "create under failslab: $ok powered on, $failed steps failed cleanly"
+	log "create under failslab: $ok powered on, $failed steps failed cleanly, $mkdirs marked mkdirs worked"
 }
 
 # switch_loop: policy switches by marked children until stop exists
@@ -133,7 +139,7 @@ test_switch() {
 	local pid sw n f pol
 	fairq_create $FQ /dev/$NB depth=16
 	rm -f stop
-	failslab_on 20
+	failslab_on 10
 	switch_loop &
 	sw=$!
 	fio --output=fs-sw.out --filename=/dev/$FQ --direct=1 --ioengine=libaio \
@@ -145,6 +151,7 @@ test_switch() {
 	failslab_off
 	[ $pid = 0 ] || fail "fio verify during policy switches under failslab failed"
 	read -r n f <switch.tally
+	[ "$f" -lt $((3 * n)) ] || fail "policy switch under failslab: all $f writes refused"
 	read -r pol <"/sys/block/$FQ/fairq/policy"
 	case $pol in cfq | sfq | fifo) ;; *) fail "policy reads '$pol'" ;; esac
 	wait_idle $FQ
