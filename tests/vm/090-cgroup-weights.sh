@@ -121,7 +121,14 @@ stop_load() {
 # measure LABEL HEAVY: bytes of each group over the window; HEAVY (w or
 # r) is the group at weight 400.  Fails unless heavy/light is 3.4..4.6.
 measure() {
-	local label=$1 heavy=$2 w0 r0 w1 r1 w r ratio ww wr
+	local label=$1 heavy=$2 w0 r0 w1 r1 w r ratio ww wr n
+	# both fio jobs doing I/O first: one that starts late (a loaded host)
+	# would show 0 bytes in the window
+	for ((n = 0; n < 300 * ${FAIRQ_SLOW:-1}; n++)); do
+		[ "$(iostat_bytes fq090w wbytes)" -gt 0 ] &&
+			[ "$(iostat_bytes fq090r rbytes)" -gt 0 ] && break
+		sleep 0.1
+	done
 	sleep $WARMUP
 	w0=$(iostat_bytes fq090w wbytes)
 	r0=$(iostat_bytes fq090r rbytes)
