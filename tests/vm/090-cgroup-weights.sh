@@ -18,9 +18,9 @@
 # io.stat over a 10 s window after 4 s of warm-up (the clones carry the
 # original bio's blkcg).  Bound: the heavy group's bytes over the light
 # one's within 15% of 4, i.e. 3.4..4.6 (logged, not asserted, on a
-# checker kernel: there the writer's flusher is CPU-bound).  The stats must show both groups'
-# ids as flow keys at their weights (writeback reaches fairq with the
-# writer's cgroup).
+# checker kernel: there the writer's flusher is CPU-bound).  The stats
+# must show both groups' ids as flow keys at their weights (writeback
+# reaches fairq with the writer's cgroup).
 #
 # Attribute errors: garbage, out of range and id 0 -> EINVAL; removing
 # an id that is not set -> ENOENT; the 257th id -> ENOSPC; read back in
@@ -119,7 +119,8 @@ stop_load() {
 }
 
 # measure LABEL HEAVY: bytes of each group over the window; HEAVY (w or
-# r) is the group at weight 400.  Fails unless heavy/light is 3.4..4.6.
+# r) is the group at weight 400.  Fails unless heavy/light is 3.4..4.6
+# (not checked on a checker kernel).
 measure() {
 	local label=$1 heavy=$2 w0 r0 w1 r1 w r ratio ww wr n
 	# both fio jobs doing I/O first: one that starts late (a loaded host)
