@@ -702,7 +702,7 @@ def write_md(path, info, meas, agg, tg, errs, done, args, hostload):
               "the setting varied: a device-bound disk's throughput follows "
               "its setting; the unthrottled null_blk shows what the guest's "
               "CPU can drive.\n\n" + cal + "\n")
-    s += "## Targets (issue 5)\n\n"
+    s += "## Targets\n\n"
     s += md_table(["target", "config", "figures", "result"],
                   [list(t) for t in tg]) + "\n"
     s += "## Headline ratios (same run, medians)\n\n" + headline(agg) + "\n"

@@ -3,7 +3,7 @@
 #
 # fairq benchmark, guest side. bench/run boots the VM once (vm/run) and
 # runs this script in it; it measures every configuration x workload of
-# issue 5 on the same lower devices, interleaved (for each repetition,
+# bench/README.md on the same lower devices, interleaved (for each repetition,
 # every configuration in turn: A B C A B C ...), and prints one line per
 # measurement on stdout:
 #
