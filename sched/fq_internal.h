@@ -245,8 +245,9 @@ struct fq_pool {
 /*
  * struct fq_policy - a dispatch policy, as operations on an instance.
  *
- * Every policy is one line of fq_policies.h (the first is the default)
- * and one file, fq_<name>.c, that defines fq_<name>_policy.  The request
+ * Every policy is one file, fq_<name>.c, that defines fq_<name>_policy,
+ * and one line of the table fq_policies[] in fq_sched.c (the first is the
+ * default), with its declaration below.  The request
  * path (fq_sched.c) does what all policies share -- flow queues, bounded
  * wait (expiry), depth, counters -- and calls these for the rest.  They
  * run under the caller's lock like everything else; an optional one left
@@ -297,10 +298,10 @@ struct fq_policy {
 	bool uses_buckets;	/* maps by "buckets": a change re-queues all */
 };
 
-/* fq_policies.h: one declaration per policy, fq_<name>_policy */
-#define FQ_POLICY(name) extern const struct fq_policy fq_##name##_policy;
-#include "fq_policies.h"
-#undef FQ_POLICY
+/* The policies, one file each (fq_<name>.c), in the table fq_policies[]. */
+extern const struct fq_policy fq_cfq_policy;
+extern const struct fq_policy fq_sfq_policy;
+extern const struct fq_policy fq_fifo_policy;
 
 /* fq_sched.c: the table of policies, request bookkeeping */
 extern const struct fq_policy *const fq_policies[];	/* NULL-terminated */

@@ -19,18 +19,20 @@
  *      batch is what may go down now, so the caller, dispatching until
  *      NULL, submits it together (under one plug) and the lower device
  *      can merge it.
- *
- * The policies themselves are listed in fq_policies.h; fq_policies[] below
- * is built from it, and fq_policy_find() looks a name up there.
  */
 #include "fq_internal.h"
 
-#define FQ_POLICY(name) &fq_##name##_policy,
+/*
+ * Every policy, one line each (struct fq_policy, fq_internal.h); the
+ * first is the default.  fq_policy_find() looks names up here, for
+ * fq_sched_create() and the "policy" tunable.
+ */
 const struct fq_policy *const fq_policies[] = {
-#include "fq_policies.h"
+	&fq_cfq_policy,
+	&fq_sfq_policy,
+	&fq_fifo_policy,
 	NULL
 };
-#undef FQ_POLICY
 
 /* The policy called @name ('\n' allowed after it), or NULL. */
 const struct fq_policy *fq_policy_find(const char *name)
