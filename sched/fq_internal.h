@@ -247,11 +247,11 @@ struct fq_pool {
  *
  * Every policy is one file, fq_<name>.c, that defines fq_<name>_policy,
  * and one line of the table fq_policies[] in fq_sched.c (the first is the
- * default), with its declaration below.  The request
- * path (fq_sched.c) does what all policies share -- flow queues, bounded
- * wait (expiry), depth, counters -- and calls these for the rest.  They
- * run under the caller's lock like everything else; an optional one left
- * NULL means "nothing to do".
+ * default), with its declaration below.  The request path (fq_sched.c)
+ * does what all policies share -- flow queues, bounded wait (expiry),
+ * depth, counters -- and calls these for the rest.  They run under the
+ * caller's lock like everything else; an optional one left NULL means
+ * "nothing to do".
  */
 struct fq_policy {
 	const char *name;	/* the word of the "policy" tunable */
