@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fq_cfq.c - cfq (and fifo) flow lookup: one flow per key, found through
- * a chained hash table of at least two chains per pool flow, so a lookup
- * is O(1) expected.  A flow is created on first use from the pool and
- * freed when drained (see fq_flow.c for the exceptions).
+ * fq_cfq.c - the cfq policy: one flow per key, served by class, weighted
+ * round robin and turn (fq_drr.c).  Flows are found through a chained
+ * hash table of at least two chains per pool flow, so a lookup is O(1)
+ * expected; fifo maps requests the same way.  A flow is created on first
+ * use from the pool and freed when drained (see fq_flow.c for the
+ * exceptions).
  */
 #include "fq_internal.h"
 
@@ -12,7 +14,7 @@ static struct fq_flow **fq_hash_slot(struct fq_sched *fqs, u64 key)
 	return &fqs->hash[hash_64(key, fqs->hash_bits)];
 }
 
-void fq_cfq_unhash(struct fq_sched *fqs, struct fq_flow *fqf)
+void fq_cfq_unmap(struct fq_sched *fqs, struct fq_flow *fqf)
 {
 	struct fq_flow **pp;
 
@@ -24,16 +26,16 @@ void fq_cfq_unhash(struct fq_sched *fqs, struct fq_flow *fqf)
 	}
 }
 
-/* The flow of @key, created if need be; the overflow flow if none left. */
-struct fq_flow *fq_cfq_lookup(struct fq_sched *fqs, u64 key)
+/* The flow of @rq's key, created if need be; the overflow flow if none left. */
+struct fq_flow *fq_cfq_map(struct fq_sched *fqs, const struct fq_req *rq)
 {
-	struct fq_flow **slot = fq_hash_slot(fqs, key);
+	struct fq_flow **slot = fq_hash_slot(fqs, rq->key);
 	struct fq_flow *fqf;
 
 	for (fqf = *slot; fqf; fqf = fqf->hnext)
-		if (fqf->key == key)
+		if (fqf->key == rq->key)
 			return fqf;
-	fqf = fq_flow_new(fqs, key, FQ_FF_HASHED);
+	fqf = fq_flow_new(fqs, rq->key, FQ_FF_HASHED);
 	if (!fqf)
 		return &fqs->overflow;
 	/* fq_flow_new() may have reclaimed a flow of this very chain */
@@ -41,3 +43,13 @@ struct fq_flow *fq_cfq_lookup(struct fq_sched *fqs, u64 key)
 	*slot = fqf;
 	return fqf;
 }
+
+const struct fq_policy fq_cfq_policy = {
+	.name = "cfq",
+	.map = fq_cfq_map,
+	.unmap = fq_cfq_unmap,
+	.activate = fq_drr_activate,
+	.expire = fq_drr_charge,
+	.pick = fq_drr_pick,
+	.next_event = fq_drr_next_event,
+};

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fq_drr.c - priority classes, weighted deficit round robin and
- * anticipation, shared by the cfq and sfq policies.
+ * fq_drr.c - priority classes, weighted deficit round robin, anticipation
+ * and sorted dispatch batches: the operations the cfq and sfq policies
+ * share (fq_cfq.c, fq_sfq.c).
  *
  * Each class (RT, BE, IDLE) keeps its busy flows in rounds.  A flow
  * entering a round is credited quantum * weight cost units; serving a
@@ -9,10 +10,11 @@
  * per byte (fairness=bytes), so a flow of weight 100 gets one quantum
  * per turn and one of weight 400 four.  A weight too small to pay for
  * one request per round (sfq's quantum is one request) builds up credit
- * over several rounds, so the share stays weight over total weight.  The flow at the head of the current round
- * is served until its credit is spent (its turn); it then moves to the
- * next round with a fresh credit, keeping any debt (deficit round robin).
- * When the current round is empty the next one becomes current.
+ * over several rounds, so the share stays weight over total weight.
+ * The flow at the head of the current round is served until its credit
+ * is spent (its turn); it then moves to the next round with a fresh
+ * credit, keeping any debt (deficit round robin).  When the current round
+ * is empty the next one becomes current.
  *
  * A flow that drains while it still has credit in the current round keeps
  * that claim: when its next request comes it goes back to the head of the
@@ -91,7 +93,7 @@ static s64 fq_allowance(const struct fq_sched *fqs, const struct fq_flow *fqf)
 
 	if (fqs->fairness == FQ_FAIR_BYTES)
 		q = fqs->quantum_bytes;
-	else if (fqs->policy == FQ_POL_SFQ)
+	else if (fqs->pol->one_request_turns)
 		q = 1;		/* one request per bucket per round (seed) */
 	else
 		q = fqs->quantum;
@@ -109,39 +111,6 @@ void fq_classq_init(struct fq_classq *cq)
 }
 
 /*
- * fq_flow_idle_slot - which idle list a drained flow waits on (FQ_IDLE_*),
- * or -1 when it has nothing worth keeping: credit of the next round, of
- * this round (or debt in it), or unused credit of the round just ended
- * (it had requests in flight across the end of the round).
- */
-int fq_flow_idle_slot(struct fq_sched *fqs, struct fq_flow *fqf)
-{
-	u32 d;
-
-	if (fqf->ci >= FQ_PRIO_COUNT)
-		return -1;
-	d = fqf->round - fqs->cq[fqf->ci].round;
-	if (d == 1)
-		return FQ_IDLE_NEXT;
-	if (d == 0)
-		return FQ_IDLE_CUR;
-	if (d == (u32)-1 && fqf->deficit > 0)
-		return FQ_IDLE_PREV;
-	return -1;
-}
-
-void fq_flow_unlink(struct fq_sched *fqs, struct fq_flow *fqf)
-{
-	if (fqf->where == FQ_FW_BUSY) {
-		fq_list_del(&fqf->link);
-		fqs->cq[fqf->ci].nr_busy--;
-	} else if (fqf->where == FQ_FW_IDLE) {
-		fq_list_del(&fqf->link);
-	}
-	fqf->where = FQ_FW_NONE;
-}
-
-/*
  * Put a flow that has queued requests on its class's rounds:
  *  - unused credit in the current round: head of the current round, so
  *    it continues its turn at once (it was only briefly empty);
@@ -156,7 +125,7 @@ void fq_flow_unlink(struct fq_sched *fqs, struct fq_flow *fqf)
  * the current one, each with at most one credit, so a round is bounded
  * and nobody in the next round is starved.
  */
-static void fq_flow_place(struct fq_sched *fqs, struct fq_flow *fqf)
+static void fq_drr_place(struct fq_sched *fqs, struct fq_flow *fqf)
 {
 	struct fq_classq *cq = &fqs->cq[fqf->ci];
 	u32 d = fqf->round - cq->round;
@@ -180,8 +149,8 @@ static void fq_flow_place(struct fq_sched *fqs, struct fq_flow *fqf)
 	cq->nr_busy++;
 }
 
-static void fq_flow_set_prio(struct fq_sched *fqs, struct fq_flow *fqf,
-			     u16 ioprio, u32 ci, u32 weight)
+static void fq_drr_set_prio(struct fq_sched *fqs, struct fq_flow *fqf,
+			    u16 ioprio, u32 ci, u32 weight)
 {
 	if (ci != fqf->ci) {
 		/* claims belong to a class's rounds: none in the new one */
@@ -204,13 +173,13 @@ static u16 fq_ioprio_norm(u32 ci, u32 level)
 }
 
 /*
- * fq_flow_activate - @rq was just added to @fqf's queue.  A flow that
+ * fq_drr_activate - @rq was just added to @fqf's queue.  A flow that
  * becomes busy takes the request's class and weight; a busy flow is only
  * ever upgraded to a better class (which moves it), and its weight, that
  * of its next credit, changes as fq_weight_changes() says.
  */
-void fq_flow_activate(struct fq_sched *fqs, struct fq_flow *fqf,
-		      const struct fq_req *rq)
+void fq_drr_activate(struct fq_sched *fqs, struct fq_flow *fqf,
+		     const struct fq_req *rq)
 {
 	u32 ci, level, w;
 	u16 prio;
@@ -221,26 +190,26 @@ void fq_flow_activate(struct fq_sched *fqs, struct fq_flow *fqf,
 	if (fqf->where == FQ_FW_BUSY) {
 		if (ci < fqf->ci) {
 			fq_flow_unlink(fqs, fqf);
-			fq_flow_set_prio(fqs, fqf, prio, ci, w);
-			fq_flow_place(fqs, fqf);
+			fq_drr_set_prio(fqs, fqf, prio, ci, w);
+			fq_drr_place(fqs, fqf);
 		} else if (ci == fqf->ci && fq_weight_changes(fqf, rq, w)) {
-			fq_flow_set_prio(fqs, fqf, prio, ci, w);
+			fq_drr_set_prio(fqs, fqf, prio, ci, w);
 		}
 		return;
 	}
 	fq_flow_unlink(fqs, fqf);	/* off an idle list, if on one */
 	if ((!fqf->nr_batch && !fqf->inflight) || ci < fqf->ci ||
 	    (ci == fqf->ci && fq_weight_changes(fqf, rq, w)))
-		fq_flow_set_prio(fqs, fqf, prio, ci, w);
-	fq_flow_place(fqs, fqf);
+		fq_drr_set_prio(fqs, fqf, prio, ci, w);
+	fq_drr_place(fqs, fqf);
 }
 
 /*
- * fq_flow_charge - @fqf is served @rq: spend its credit; when the credit
+ * fq_drr_charge - @fqf is served @rq: spend its credit; when the credit
  * of this round is spent, credit the next round and end the turn.
  */
-void fq_flow_charge(struct fq_sched *fqs, struct fq_flow *fqf,
-		    const struct fq_req *rq)
+void fq_drr_charge(struct fq_sched *fqs, struct fq_flow *fqf,
+		   const struct fq_req *rq)
 {
 	struct fq_classq *cq = &fqs->cq[fqf->ci];
 
@@ -284,7 +253,7 @@ static void fq_antic_start(struct fq_sched *fqs, struct fq_flow *fqf,
 	u32 round = fqs->cq[fqf->ci].round;
 	bool in_turn = fqf->round == round && fqf->deficit > 0;
 
-	if (fqs->policy == FQ_POL_SFQ && fqf->round == round + 1)
+	if (fqs->pol->one_request_turns && fqf->round == round + 1)
 		in_turn = true;
 	if (!fqs->idle_us || !(rq->flags & FQ_REQ_SYNC) ||
 	    (fqf->flags & FQ_FF_ORPHAN) || !in_turn)
@@ -316,7 +285,7 @@ static struct fq_req *fq_classq_pick(struct fq_sched *fqs,
 	fq_list_del(&rq->node);
 	fqf->nr_queued--;
 	fq_flow_head_update(fqs, fqf);
-	fq_flow_charge(fqs, fqf, rq);
+	fq_drr_charge(fqs, fqf, rq);
 	if (!fqf->nr_queued) {
 		fq_flow_unlink(fqs, fqf);
 		fq_antic_start(fqs, fqf, rq);
@@ -368,11 +337,11 @@ static bool fq_idle_class_allowed(const struct fq_sched *fqs, u64 now_ns)
 }
 
 /*
- * fq_drr_pick - take the next request by class, round and turn, or NULL
- * when nothing may go now.  The request is off its flow's queue and
- * charged; the caller puts it on the dispatch batch.
+ * Take the next request by class, round and turn, or NULL when nothing
+ * may go now.  The request is off its flow's queue and charged; the
+ * caller puts it on the dispatch batch.
  */
-struct fq_req *fq_drr_pick(struct fq_sched *fqs, u64 now_ns)
+static struct fq_req *fq_drr_pick_one(struct fq_sched *fqs, u64 now_ns)
 {
 	struct fq_classq *cq;
 	u32 ci;
@@ -391,13 +360,48 @@ struct fq_req *fq_drr_pick(struct fq_sched *fqs, u64 now_ns)
 	return NULL;
 }
 
-static u64 fq_min_event(u64 a, u64 b)
+/* Insert into the batch in sector order (stable for equal sectors). */
+static void fq_batch_add(struct fq_sched *fqs, struct fq_req *rq)
 {
-	if (!a)
-		return b;
-	if (!b)
-		return a;
-	return a < b ? a : b;
+	struct fq_node *pos = fqs->batch.prev;
+
+	while (pos != &fqs->batch &&
+	       fq_entry(pos, struct fq_req, node)->sector > rq->sector)
+		pos = pos->prev;
+	fq_list_insert(&rq->node, pos, pos->next);
+	rq->state = FQ_RS_BATCH;
+	rq->flow->nr_batch++;
+	fqs->nr_batch++;
+}
+
+static void fq_batch_fill(struct fq_sched *fqs, u64 now_ns)
+{
+	u32 room = fqs->depth - fqs->inflight;
+	struct fq_req *rq;
+
+	if (room > FQ_BATCH_MAX)
+		room = FQ_BATCH_MAX;
+	while (room--) {
+		rq = fq_drr_pick_one(fqs, now_ns);
+		if (!rq)
+			break;
+		fq_batch_add(fqs, rq);
+	}
+}
+
+/*
+ * fq_drr_pick - the ->pick() of cfq and sfq: the first request of the
+ * dispatch batch.  When the batch is empty, a new one is picked: up to
+ * min(depth - inflight, FQ_BATCH_MAX) requests by class, round and turn,
+ * sorted by sector, so that the caller submits them together.
+ */
+struct fq_req *fq_drr_pick(struct fq_sched *fqs, u64 now_ns)
+{
+	if (fq_list_empty(&fqs->batch))
+		fq_batch_fill(fqs, now_ns);
+	if (fq_list_empty(&fqs->batch))
+		return NULL;
+	return fq_entry(fqs->batch.next, struct fq_req, node);
 }
 
 /* When anticipation or the idle grace period ends, or 0. */
@@ -412,7 +416,7 @@ u64 fq_drr_next_event(struct fq_sched *fqs, u64 now_ns)
 	    fqs->nonidle_seen) {
 		grace = fqs->nonidle_ns + (u64)fqs->idle_grace_ms * 1000000;
 		if (grace > now_ns)
-			t = fq_min_event(t, grace);
+			t = fq_time_min(t, grace);
 	}
 	return t;
 }

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fq_flow.c - the flow pool: allocation, release of drained flows, reclaim
- * and reap.  Lookup is per policy: fq_cfq.c (hash by key) and fq_sfq.c
- * (bucket by hash(key, perturbation)).
+ * fq_flow.c - flows: the pool (allocation, release of drained flows,
+ * reclaim, reap), a flow's place on its class's lists and its head on
+ * the bounded-wait lists.  Which flow a request belongs to is the
+ * policy's ->map() (fq_cfq.c: hash by key, fq_sfq.c: bucket by
+ * hash(key, perturbation)).
  *
  * All flows come from one pool of max_flows allocated up front; the pool
  * never grows.  When it is empty a new key first reclaims a drained flow
@@ -86,13 +88,60 @@ void fq_pool_free(struct fq_sched *fqs)
 	fqs->free = NULL;
 }
 
-void fq_flow_unhash(struct fq_sched *fqs, struct fq_flow *fqf)
+void fq_flow_head_init(struct fq_flow *fqf)
 {
-	if (fqf->flags & FQ_FF_HASHED)
-		fq_cfq_unhash(fqs, fqf);
-	else if (fqf->flags & FQ_FF_BUCKET)
-		fq_sfq_unmap(fqs, fqf);
-	fqf->flags &= ~(FQ_FF_HASHED | FQ_FF_BUCKET);
+	fq_list_init(&fqf->head_link);
+	fqf->head = NULL;
+	fqf->head_ns = 0;
+}
+
+/*
+ * The first queued request of @fqf may have changed: a new one starts its
+ * bounded wait now and the flow goes to the tail of its heads list, which
+ * so stays in head_ns order.
+ */
+void fq_flow_head_update(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	struct fq_req *rq = NULL;
+	u32 i;
+
+	if (fqf->nr_queued)
+		rq = fq_entry(fqf->queue.next, struct fq_req, node);
+	if (rq == fqf->head)
+		return;
+	fqf->head = rq;
+	fq_list_del(&fqf->head_link);
+	if (!rq)
+		return;
+	i = fq_rq_fifo(rq);
+	if (i == FQ_FIFO_IDLE)
+		return;
+	fqf->head_ns = fqs->now_ns;
+	fq_list_add_tail(&fqf->head_link, &fqs->heads[i]);
+}
+
+/* Take @fqf off its class's round list or idle list, if on one. */
+void fq_flow_unlink(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	if (fqf->where == FQ_FW_BUSY) {
+		fq_list_del(&fqf->link);
+		fqs->cq[fqf->ci].nr_busy--;
+	} else if (fqf->where == FQ_FW_IDLE) {
+		fq_list_del(&fqf->link);
+	}
+	fqf->where = FQ_FW_NONE;
+}
+
+/*
+ * Drop @fqf from the policy's map, if it is in it.  Only the current
+ * policy's flows are ever mapped: a policy switch unmaps every flow
+ * before the new policy takes over (fq_switch.c).
+ */
+void fq_flow_unmap(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	if (fqf->flags & FQ_FF_MAPPED)
+		fqs->pol->unmap(fqs, fqf);
+	fqf->flags &= ~FQ_FF_MAPPED;
 	fqf->hnext = NULL;
 }
 
@@ -103,7 +152,7 @@ void fq_flow_free(struct fq_sched *fqs, struct fq_flow *fqf)
 		return;
 	if (fqs->antic == fqf)
 		fqs->antic = NULL;
-	fq_flow_unhash(fqs, fqf);
+	fq_flow_unmap(fqs, fqf);
 	fqf->flags = 0;
 	fqf->where = FQ_FW_FREE;
 	fqf->hnext = fqs->free;
@@ -157,12 +206,27 @@ struct fq_flow *fq_flow_new(struct fq_sched *fqs, u64 key, u8 flags)
 	return fqf;
 }
 
-/* The flow @rq belongs to under the current policy; never NULL. */
-struct fq_flow *fq_flow_lookup(struct fq_sched *fqs, struct fq_req *rq)
+/*
+ * fq_flow_idle_slot - which idle list a drained flow waits on (FQ_IDLE_*),
+ * or -1 when it has nothing worth keeping: credit of the next round, of
+ * this round (or debt in it), or unused credit of the round just ended
+ * (it had requests in flight across the end of the round).  A flow never
+ * placed in a class (a policy without ->activate, fifo) has none.
+ */
+static int fq_flow_idle_slot(struct fq_sched *fqs, struct fq_flow *fqf)
 {
-	if (fqs->policy == FQ_POL_SFQ)
-		return fq_sfq_lookup(fqs, rq->key);
-	return fq_cfq_lookup(fqs, rq->key);
+	u32 d;
+
+	if (fqf->ci >= FQ_PRIO_COUNT)
+		return -1;
+	d = fqf->round - fqs->cq[fqf->ci].round;
+	if (d == 1)
+		return FQ_IDLE_NEXT;
+	if (d == 0)
+		return FQ_IDLE_CUR;
+	if (d == (u32)-1 && fqf->deficit > 0)
+		return FQ_IDLE_PREV;
+	return -1;
 }
 
 /*
@@ -177,8 +241,7 @@ void fq_flow_release(struct fq_sched *fqs, struct fq_flow *fqf)
 	if (fqf->flags & FQ_FF_OVERFLOW)
 		return;
 	slot = fq_flow_idle_slot(fqs, fqf);
-	if ((fqf->flags & FQ_FF_ORPHAN) || fqs->policy == FQ_POL_FIFO ||
-	    slot < 0) {
+	if ((fqf->flags & FQ_FF_ORPHAN) || slot < 0) {
 		fq_flow_free(fqs, fqf);
 		return;
 	}

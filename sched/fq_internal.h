@@ -22,7 +22,7 @@
  *                belongs to: previous, current, next) because it still
  *                has a claim on the round robin (see fq_drr.c);
  *   FQ_FW_NONE   on no list: queue empty but requests batched or in flight,
- *                or any flow of the fifo policy.
+ *                or any flow of a policy without ->activate (fifo).
  */
 #ifndef FQ_INTERNAL_H
 #define FQ_INTERNAL_H
@@ -83,13 +83,6 @@ static inline void fq_list_splice_tail(struct fq_node *from, struct fq_node *to)
 	fq_list_init(from);
 }
 
-enum fq_policy {
-	FQ_POL_CFQ,
-	FQ_POL_SFQ,
-	FQ_POL_FIFO,
-	FQ_POL_COUNT,
-};
-
 enum fq_fairness {
 	FQ_FAIR_REQUESTS,
 	FQ_FAIR_BYTES,
@@ -117,6 +110,8 @@ enum {
 	FQ_FF_ORPHAN = 1u << 1,		/* unhashed by a rebuild, freed when idle */
 	FQ_FF_BUCKET = 1u << 2,		/* an sfq bucket, in fqs->bucket[] */
 	FQ_FF_HASHED = 1u << 3,		/* a cfq/fifo flow, in fqs->hash[] */
+	/* in the policy's map: its ->unmap() runs when the flow is freed */
+	FQ_FF_MAPPED = FQ_FF_BUCKET | FQ_FF_HASHED,
 };
 
 /* Class index of the per-class round robin (0 = served first). */
@@ -188,7 +183,7 @@ struct fq_classq {
 
 struct fq_sched {
 	/* tunables */
-	u32 policy;		/* enum fq_policy */
+	const struct fq_policy *pol;	/* dispatch policy, one of fq_policies[] */
 	u32 fairness;		/* enum fq_fairness */
 	u32 quantum;		/* requests per cfq turn at FQ_WEIGHT_BASE */
 	u32 quantum_bytes;	/* bytes per turn at FQ_WEIGHT_BASE, bytes mode */
@@ -226,8 +221,8 @@ struct fq_sched {
 	u64 seq;		/* enqueue sequence number */
 	struct fq_flow *antic;	/* flow the turn is held for, or NULL */
 	bool antic_blocked;	/* this anticipation has held someone */
-	u32 nonidle_busy;	/* RT/BE requests queued or in flight */
 	bool nonidle_seen;	/* nonidle_ns is valid */
+	u32 nonidle_busy;	/* RT/BE requests queued or in flight */
 	u64 nonidle_ns;		/* last time RT/BE work existed [ns] */
 
 	/* sfq hashing */
@@ -247,54 +242,121 @@ struct fq_pool {
 	u32 max;
 };
 
-/* fq_flow.c: pool, release */
+/*
+ * struct fq_policy - a dispatch policy, as operations on an instance.
+ *
+ * Every policy is one file, fq_<name>.c, that defines fq_<name>_policy,
+ * and one line of the table fq_policies[] in fq_sched.c (the first is the
+ * default), with its declaration below.  The request path (fq_sched.c)
+ * does what all policies share -- flow queues, bounded wait (expiry),
+ * depth, counters -- and calls these for the rest.  They run under the
+ * caller's lock like everything else; an optional one left NULL means
+ * "nothing to do".
+ */
+struct fq_policy {
+	const char *name;	/* the word of the "policy" tunable */
+	/*
+	 * The flow @rq goes to: found in the policy's map, or taken from the
+	 * pool with fq_flow_new() and an FQ_FF_MAPPED flag, or, when the pool
+	 * is exhausted, &fqs->overflow.  Never NULL.
+	 */
+	struct fq_flow *(*map)(struct fq_sched *fqs, const struct fq_req *rq);
+	/* @fqf, mapped by ->map(), goes back to the pool: drop it from the map. */
+	void (*unmap)(struct fq_sched *fqs, struct fq_flow *fqf);
+	/*
+	 * Optional: set up the policy's state of a new instance.  Called at
+	 * create for every policy, not only the current one, since a policy
+	 * switch neither allocates nor initialises anything.
+	 */
+	void (*init)(struct fq_sched *fqs);
+	/* Optional: the time on each enqueue and dispatch (sfq re-seeds). */
+	void (*tick)(struct fq_sched *fqs, u64 now_ns);
+	/* Optional: @rq was just queued on @fqf (cfq/sfq: join the rounds). */
+	void (*activate)(struct fq_sched *fqs, struct fq_flow *fqf,
+			 const struct fq_req *rq);
+	/*
+	 * Optional: @rq, still queued on @fqf, goes down out of turn because
+	 * its bounded wait expired (cfq/sfq: it costs the flow's credit).
+	 */
+	void (*expire)(struct fq_sched *fqs, struct fq_flow *fqf,
+		       const struct fq_req *rq);
+	/*
+	 * The next request to go down, left queued (on its flow or on the
+	 * dispatch batch) for the caller to start, or NULL when nothing may
+	 * go now.  Called with requests queued, fewer than depth in flight
+	 * and none expired.
+	 */
+	struct fq_req *(*pick)(struct fq_sched *fqs, u64 now_ns);
+	/* Optional: when ->pick() may have something new [ns], or 0. */
+	u64 (*next_event)(struct fq_sched *fqs, u64 now_ns);
+	/*
+	 * A turn is one request (fairness=requests: a credit of 1 x weight
+	 * per round, the sfq seed's one request per bucket per round), and a
+	 * sync flow that drains as its turn ends is still anticipated.
+	 */
+	bool one_request_turns;
+	bool uses_buckets;	/* maps by "buckets": a change re-queues all */
+};
+
+/* The policies, one file each (fq_<name>.c), in the table fq_policies[]. */
+extern const struct fq_policy fq_cfq_policy;
+extern const struct fq_policy fq_sfq_policy;
+extern const struct fq_policy fq_fifo_policy;
+
+/* fq_sched.c: the table of policies, request bookkeeping */
+extern const struct fq_policy *const fq_policies[];	/* NULL-terminated */
+const struct fq_policy *fq_policy_find(const char *name);
+void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq);
+struct fq_req *fq_oldest(struct fq_sched *fqs);
+
+/* fq_flow.c: the pool, flows' lists and release */
 int fq_pool_alloc(struct fq_pool *p, u32 max_flows);
 void fq_pool_install(struct fq_sched *fqs, struct fq_pool *p);
 void fq_pool_free(struct fq_sched *fqs);
 size_t fq_pool_mem(u32 max_flows);
 struct fq_flow *fq_flow_new(struct fq_sched *fqs, u64 key, u8 flags);
-struct fq_flow *fq_flow_lookup(struct fq_sched *fqs, struct fq_req *rq);
-void fq_flow_unhash(struct fq_sched *fqs, struct fq_flow *fqf);
+void fq_flow_unmap(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flow_free(struct fq_sched *fqs, struct fq_flow *fqf);
+void fq_flow_unlink(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flow_release(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flow_maybe_release(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flows_reap(struct fq_sched *fqs);
+void fq_flow_head_init(struct fq_flow *fqf);
+void fq_flow_head_update(struct fq_sched *fqs, struct fq_flow *fqf);
 
-/* fq_cfq.c: per-key flows */
-struct fq_flow *fq_cfq_lookup(struct fq_sched *fqs, u64 key);
-void fq_cfq_unhash(struct fq_sched *fqs, struct fq_flow *fqf);
+/* fq_cfq.c: one flow per key (cfq's map, fifo's too) */
+struct fq_flow *fq_cfq_map(struct fq_sched *fqs, const struct fq_req *rq);
+void fq_cfq_unmap(struct fq_sched *fqs, struct fq_flow *fqf);
 
-/* fq_sfq.c: buckets and perturbation */
-struct fq_flow *fq_sfq_lookup(struct fq_sched *fqs, u64 key);
-void fq_sfq_unmap(struct fq_sched *fqs, struct fq_flow *fqf);
-void fq_sfq_reseed(struct fq_sched *fqs);
-void fq_sfq_perturb(struct fq_sched *fqs, u64 now_ns);
-
-/* fq_switch.c */
-int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows);
-
-/* fq_drr.c: classes, rounds, anticipation */
+/* fq_drr.c: classes, rounds, anticipation, batches (cfq and sfq) */
 void fq_classq_init(struct fq_classq *cq);
-void fq_flow_activate(struct fq_sched *fqs, struct fq_flow *fqf,
-		      const struct fq_req *rq);
-void fq_flow_unlink(struct fq_sched *fqs, struct fq_flow *fqf);
-void fq_flow_charge(struct fq_sched *fqs, struct fq_flow *fqf,
-		    const struct fq_req *rq);
+void fq_drr_activate(struct fq_sched *fqs, struct fq_flow *fqf,
+		     const struct fq_req *rq);
+void fq_drr_charge(struct fq_sched *fqs, struct fq_flow *fqf,
+		   const struct fq_req *rq);
 struct fq_req *fq_drr_pick(struct fq_sched *fqs, u64 now_ns);
 u64 fq_drr_next_event(struct fq_sched *fqs, u64 now_ns);
 void fq_ioprio_split(u16 ioprio, u32 *ci, u32 *level);
 u32 fq_level_weight(u32 level);
 u32 fq_rq_weight(const struct fq_req *rq, u32 level);
-int fq_flow_idle_slot(struct fq_sched *fqs, struct fq_flow *fqf);
 
-/* fq_sched.c: request bookkeeping shared with the other files */
-void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq);
-void fq_flow_head_update(struct fq_sched *fqs, struct fq_flow *fqf);
-void fq_flow_head_init(struct fq_flow *fqf);
+/* fq_switch.c */
+int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows);
+void fq_sched_switch(struct fq_sched *fqs, const struct fq_policy *pol);
 
 /* fq_tunables.c */
 void fq_tunables_default(struct fq_sched *fqs);
-int fq_policy_parse(const char *val);
+bool fq_word_eq(const char *val, const char *word);
+
+/* The earlier of two event times, 0 meaning "none". */
+static inline u64 fq_time_min(u64 a, u64 b)
+{
+	if (!a)
+		return b;
+	if (!b)
+		return a;
+	return a < b ? a : b;
+}
 
 static inline u32 fq_rq_fifo(const struct fq_req *rq)
 {

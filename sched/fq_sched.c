@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fq_sched.c - the request path: create/destroy, enqueue, dispatch with
- * bounded wait and sector-sorted batches, complete, drain, next_event.
+ * bounded wait, complete, drain, next_event; the table of policies.
  *
  * Dispatch order, each call:
  *   1. nothing while "depth" requests are in flight;
@@ -12,14 +12,38 @@
  *      backlog does not expire and jump the other flows (that would turn
  *      every policy into fifo on a slow disk).  IDLE-class requests have
  *      no deadline;
- *   3. the rest of the current batch;
- *   4. fifo: the oldest request.  cfq/sfq: a new batch of up to
- *      min(depth - inflight, FQ_BATCH_MAX) requests picked by class,
- *      round and turn (fq_drr.c), sorted by sector.  A batch is what may
- *      go down now, so the caller, dispatching until NULL, submits it
- *      together (under one plug) and the lower device can merge it.
+ *   3. the policy's pick (struct fq_policy, fq_internal.h).  fifo: the
+ *      oldest request.  cfq/sfq: the rest of the current batch, else a
+ *      new batch of up to min(depth - inflight, FQ_BATCH_MAX) requests
+ *      picked by class, round and turn (fq_drr.c), sorted by sector.  A
+ *      batch is what may go down now, so the caller, dispatching until
+ *      NULL, submits it together (under one plug) and the lower device
+ *      can merge it.
  */
 #include "fq_internal.h"
+
+/*
+ * Every policy, one line each (struct fq_policy, fq_internal.h); the
+ * first is the default.  fq_policy_find() looks names up here, for
+ * fq_sched_create() and the "policy" tunable.
+ */
+const struct fq_policy *const fq_policies[] = {
+	&fq_cfq_policy,
+	&fq_sfq_policy,
+	&fq_fifo_policy,
+	NULL
+};
+
+/* The policy called @name ('\n' allowed after it), or NULL. */
+const struct fq_policy *fq_policy_find(const char *name)
+{
+	const struct fq_policy *const *p;
+
+	for (p = fq_policies; *p; p++)
+		if (fq_word_eq(name, (*p)->name))
+			return *p;
+	return NULL;
+}
 
 static void fq_overflow_init(struct fq_sched *fqs)
 {
@@ -33,38 +57,6 @@ static void fq_overflow_init(struct fq_sched *fqs)
 	fq_flow_head_init(fqf);
 }
 
-void fq_flow_head_init(struct fq_flow *fqf)
-{
-	fq_list_init(&fqf->head_link);
-	fqf->head = NULL;
-	fqf->head_ns = 0;
-}
-
-/*
- * The first queued request of @fqf may have changed: a new one starts its
- * bounded wait now and the flow goes to the tail of its heads list, which
- * so stays in head_ns order.
- */
-void fq_flow_head_update(struct fq_sched *fqs, struct fq_flow *fqf)
-{
-	struct fq_req *rq = NULL;
-	u32 i;
-
-	if (fqf->nr_queued)
-		rq = fq_entry(fqf->queue.next, struct fq_req, node);
-	if (rq == fqf->head)
-		return;
-	fqf->head = rq;
-	fq_list_del(&fqf->head_link);
-	if (!rq)
-		return;
-	i = fq_rq_fifo(rq);
-	if (i == FQ_FIFO_IDLE)
-		return;
-	fqf->head_ns = fqs->now_ns;
-	fq_list_add_tail(&fqf->head_link, &fqs->heads[i]);
-}
-
 static void fq_now(struct fq_sched *fqs, u64 now_ns)
 {
 	if (now_ns > fqs->now_ns)
@@ -73,21 +65,23 @@ static void fq_now(struct fq_sched *fqs, u64 now_ns)
 
 struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 {
+	const struct fq_policy *pol = NULL;
+	const struct fq_policy *const *pp;
 	struct fq_sched *fqs;
 	struct fq_pool p;
-	int pol = FQ_POL_CFQ;
 	u32 i;
 
 	if (policy) {
-		pol = fq_policy_parse(policy);
-		if (pol < 0)
+		pol = fq_policy_find(policy);
+		if (!pol)
 			return NULL;
 	}
 	fqs = fq_zalloc(sizeof(*fqs));
 	if (!fqs)
 		return NULL;
 	fq_tunables_default(fqs);
-	fqs->policy = (u32)pol;
+	if (pol)
+		fqs->pol = pol;
 	if (fq_pool_alloc(&p, fqs->max_flows)) {
 		fq_free(fqs);
 		return NULL;
@@ -102,7 +96,9 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 		fq_list_init(&fqs->heads[i]);
 	fq_list_init(&fqs->batch);
 	fqs->prng = seed;
-	fq_sfq_reseed(fqs);
+	for (pp = fq_policies; *pp; pp++)
+		if ((*pp)->init)
+			(*pp)->init(fqs);
 	return fqs;
 }
 
@@ -118,7 +114,7 @@ void fq_sched_destroy(struct fq_sched *fqs)
 /* Put @rq on its flow under the current policy (enqueue and rebuild). */
 void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq)
 {
-	struct fq_flow *fqf = fq_flow_lookup(fqs, rq);
+	struct fq_flow *fqf = fqs->pol->map(fqs, rq);
 
 	rq->flow = fqf;
 	rq->state = FQ_RS_QUEUED;
@@ -127,8 +123,8 @@ void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq)
 	fq_flow_head_update(fqs, fqf);
 	fqf->c.enq_reqs++;
 	fqf->c.enq_bytes += rq->bytes;
-	if (fqs->policy != FQ_POL_FIFO)
-		fq_flow_activate(fqs, fqf, rq);
+	if (fqs->pol->activate)
+		fqs->pol->activate(fqs, fqf, rq);
 	if (fqs->antic == fqf)
 		fqs->antic = NULL;	/* it is back: no more waiting */
 }
@@ -136,8 +132,8 @@ void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq)
 void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns)
 {
 	fq_now(fqs, now_ns);
-	if (fqs->policy == FQ_POL_SFQ)
-		fq_sfq_perturb(fqs, now_ns);
+	if (fqs->pol->tick)
+		fqs->pol->tick(fqs, now_ns);
 	rq->enqueue_ns = now_ns;
 	rq->dispatch_ns = 0;
 	rq->seq = fqs->seq++;
@@ -182,7 +178,7 @@ static struct fq_req *fq_fifo_head(struct fq_sched *fqs, u32 i)
 }
 
 /* The oldest waiting request of all, or NULL. */
-static struct fq_req *fq_oldest(struct fq_sched *fqs)
+struct fq_req *fq_oldest(struct fq_sched *fqs)
 {
 	struct fq_req *rq, *best = NULL;
 	u32 i;
@@ -225,35 +221,6 @@ static struct fq_req *fq_expired(struct fq_sched *fqs, u64 now_ns)
 	return best ? best->head : NULL;
 }
 
-/* Insert into the batch in sector order (stable for equal sectors). */
-static void fq_batch_add(struct fq_sched *fqs, struct fq_req *rq)
-{
-	struct fq_node *pos = fqs->batch.prev;
-
-	while (pos != &fqs->batch &&
-	       fq_entry(pos, struct fq_req, node)->sector > rq->sector)
-		pos = pos->prev;
-	fq_list_insert(&rq->node, pos, pos->next);
-	rq->state = FQ_RS_BATCH;
-	rq->flow->nr_batch++;
-	fqs->nr_batch++;
-}
-
-static void fq_batch_fill(struct fq_sched *fqs, u64 now_ns)
-{
-	u32 room = fqs->depth - fqs->inflight;
-	struct fq_req *rq;
-
-	if (room > FQ_BATCH_MAX)
-		room = FQ_BATCH_MAX;
-	while (room--) {
-		rq = fq_drr_pick(fqs, now_ns);
-		if (!rq)
-			break;
-		fq_batch_add(fqs, rq);
-	}
-}
-
 /* @rq leaves the core's queues and goes down. */
 static struct fq_req *fq_req_start(struct fq_sched *fqs, struct fq_req *rq,
 				   u64 now_ns)
@@ -286,25 +253,21 @@ struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns)
 	struct fq_req *rq;
 
 	fq_now(fqs, now_ns);
-	if (fqs->policy == FQ_POL_SFQ)
-		fq_sfq_perturb(fqs, now_ns);
+	if (fqs->pol->tick)
+		fqs->pol->tick(fqs, now_ns);
 	if (fqs->inflight >= fqs->depth || !fqs->queued)
 		return NULL;
 	rq = fq_expired(fqs, now_ns);
 	if (rq) {
-		if (rq->state == FQ_RS_QUEUED && fqs->policy != FQ_POL_FIFO)
-			fq_flow_charge(fqs, rq->flow, rq);
+		if (rq->state == FQ_RS_QUEUED && fqs->pol->expire)
+			fqs->pol->expire(fqs, rq->flow, rq);
 		rq->flow->c.expired++;
 		fqs->st.c.expired++;
 		return fq_req_start(fqs, rq, now_ns);
 	}
-	if (fqs->policy == FQ_POL_FIFO)
-		return fq_req_start(fqs, fq_oldest(fqs), now_ns);
-	if (fq_list_empty(&fqs->batch))
-		fq_batch_fill(fqs, now_ns);
-	if (fq_list_empty(&fqs->batch))
+	rq = fqs->pol->pick(fqs, now_ns);
+	if (!rq)
 		return NULL;
-	rq = fq_entry(fqs->batch.next, struct fq_req, node);
 	return fq_req_start(fqs, rq, now_ns);
 }
 
@@ -362,32 +325,20 @@ struct fq_req *fq_sched_drain(struct fq_sched *fqs)
 	return rq;
 }
 
-static u64 fq_min_time(u64 a, u64 b)
-{
-	if (!a)
-		return b;
-	if (!b)
-		return a;
-	return a < b ? a : b;
-}
-
 u64 fq_sched_next_event(struct fq_sched *fqs, u64 now_ns)
 {
 	struct fq_flow *fqf;
 	u64 t = 0;
 	u32 i;
 
-	if (fqs->policy != FQ_POL_FIFO)
-		t = fq_drr_next_event(fqs, now_ns);
+	if (fqs->pol->next_event)
+		t = fqs->pol->next_event(fqs, now_ns);
 	if (fqs->queued && fqs->inflight < fqs->depth) {
 		for (i = FQ_FIFO_SYNC; i <= FQ_FIFO_ASYNC; i++) {
 			fqf = fq_heads_first(fqs, i);
 			if (fqf)
-				t = fq_min_time(t, fq_expire_at(fqs, fqf, i));
+				t = fq_time_min(t, fq_expire_at(fqs, fqf, i));
 		}
 	}
-	if (fqs->policy == FQ_POL_SFQ && fqs->perturb_ms &&
-	    (fqs->queued || fqs->inflight))
-		t = fq_min_time(t, fqs->perturb_next);
 	return t;
 }

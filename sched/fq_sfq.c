@@ -1,22 +1,26 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fq_sfq.c - sfq buckets: bucket = hash(key, seed) & (buckets - 1); a
+ * fq_sfq.c - the sfq policy: bucket = hash(key, seed) & (buckets - 1); a
  * bucket is a flow taken from the pool when it first gets a request and
- * freed when drained.  The seed is re-drawn from the core's own PRNG
- * every perturb_ms, so two heavy keys that collide do not stay together.
+ * freed when drained, served by class and weighted round robin
+ * (fq_drr.c) one request per turn.  The seed is re-drawn from the core's
+ * own PRNG every perturb_ms, so two heavy keys that collide do not stay
+ * together.
  */
 #include "fq_internal.h"
 
-void fq_sfq_unmap(struct fq_sched *fqs, struct fq_flow *fqf)
+static void fq_sfq_unmap(struct fq_sched *fqs, struct fq_flow *fqf)
 {
 	if (fqs->bucket[fqf->key] == fqf)
 		fqs->bucket[fqf->key] = NULL;
 }
 
-/* The bucket of @key, created if need be; the overflow flow if none left. */
-struct fq_flow *fq_sfq_lookup(struct fq_sched *fqs, u64 key)
+/* The bucket of @rq's key, created if need be; the overflow flow if none left. */
+static struct fq_flow *fq_sfq_map(struct fq_sched *fqs,
+				  const struct fq_req *rq)
 {
-	u32 idx = (u32)(fq_hash64(key, fqs->hash_seed) & (fqs->buckets - 1));
+	u32 idx = (u32)(fq_hash64(rq->key, fqs->hash_seed) &
+			(fqs->buckets - 1));
 	struct fq_flow *fqf = fqs->bucket[idx];
 
 	if (fqf)
@@ -29,7 +33,7 @@ struct fq_flow *fq_sfq_lookup(struct fq_sched *fqs, u64 key)
 }
 
 /* Draw the next sfq hash seed from the core's PRNG (splitmix64 steps). */
-void fq_sfq_reseed(struct fq_sched *fqs)
+static void fq_sfq_reseed(struct fq_sched *fqs)
 {
 	fqs->prng += 0x9E3779B97F4A7C15ull;
 	fqs->hash_seed = fq_hash64(fqs->prng, 0);
@@ -40,7 +44,7 @@ void fq_sfq_reseed(struct fq_sched *fqs)
  * their slot and their queued requests (nothing is stranded: they stay
  * on the round robin); only keys enqueued from now on hash differently.
  */
-void fq_sfq_perturb(struct fq_sched *fqs, u64 now_ns)
+static void fq_sfq_perturb(struct fq_sched *fqs, u64 now_ns)
 {
 	u64 period = (u64)fqs->perturb_ms * 1000000;
 
@@ -56,3 +60,27 @@ void fq_sfq_perturb(struct fq_sched *fqs, u64 now_ns)
 	fqs->st.perturbations++;
 	fqs->perturb_next = now_ns + period;
 }
+
+/* The round robin's events, and the next perturbation while busy. */
+static u64 fq_sfq_next_event(struct fq_sched *fqs, u64 now_ns)
+{
+	u64 t = fq_drr_next_event(fqs, now_ns);
+
+	if (fqs->perturb_ms && (fqs->queued || fqs->inflight))
+		t = fq_time_min(t, fqs->perturb_next);
+	return t;
+}
+
+const struct fq_policy fq_sfq_policy = {
+	.name = "sfq",
+	.map = fq_sfq_map,
+	.unmap = fq_sfq_unmap,
+	.init = fq_sfq_reseed,
+	.tick = fq_sfq_perturb,
+	.activate = fq_drr_activate,
+	.expire = fq_drr_charge,
+	.pick = fq_drr_pick,
+	.next_event = fq_sfq_next_event,
+	.one_request_turns = true,
+	.uses_buckets = true,
+};

@@ -21,13 +21,13 @@ void fq_sched_stats(struct fq_sched *fqs, struct fq_stats *st)
 	st->mem_bytes = (u32)(sizeof(*fqs) + fq_pool_mem(fqs->max_flows));
 }
 
-static void fq_flow_fill(const struct fq_flow *fqf, struct fq_flow_info *fi)
+static void fq_info_fill(const struct fq_flow *fqf, struct fq_flow_info *fi)
 {
 	fi->key = fqf->key;
 	fi->ioprio = fqf->ioprio;
 	fi->weight = fqf->weight;
 	if (fqf->ci >= FQ_PRIO_COUNT) {
-		/* never served by class: the fifo policy */
+		/* never placed in a class: a policy without ->activate (fifo) */
 		fi->ioprio = FQ_IOPRIO(FQ_CLASS_BE, 4);
 		fi->weight = FQ_WEIGHT_BASE;
 	}
@@ -37,9 +37,9 @@ static void fq_flow_fill(const struct fq_flow *fqf, struct fq_flow_info *fi)
 }
 
 /* Insert @fqf into @out[0..*n) kept busiest first, at most @max long. */
-static void fq_flows_insert(const struct fq_flow *fqf,
-			    struct fq_flow_info *out, unsigned int *n,
-			    unsigned int max)
+static void fq_info_insert(const struct fq_flow *fqf,
+			   struct fq_flow_info *out, unsigned int *n,
+			   unsigned int max)
 {
 	unsigned int i = *n;
 
@@ -54,7 +54,7 @@ static void fq_flows_insert(const struct fq_flow *fqf,
 		out[i] = out[i - 1];
 		i--;
 	}
-	fq_flow_fill(fqf, &out[i]);
+	fq_info_fill(fqf, &out[i]);
 }
 
 unsigned int fq_sched_flows(struct fq_sched *fqs, struct fq_flow_info *out,
@@ -69,10 +69,10 @@ unsigned int fq_sched_flows(struct fq_sched *fqs, struct fq_flow_info *out,
 	for (i = 0; i < fqs->max_flows; i++) {
 		fqf = &fqs->pool[i];
 		if (fqf->where != FQ_FW_FREE)
-			fq_flows_insert(fqf, out, &n, max);
+			fq_info_insert(fqf, out, &n, max);
 	}
 	fqf = &fqs->overflow;
 	if (fqf->c.enq_reqs || fqf->inflight)
-		fq_flows_insert(fqf, out, &n, max);
+		fq_info_insert(fqf, out, &n, max);
 	return n;
 }

@@ -51,7 +51,7 @@ static void fq_rebuild_flows(struct fq_sched *fqs)
 			fq_flow_free(fqs, fqf);
 			continue;
 		}
-		fq_flow_unhash(fqs, fqf);
+		fq_flow_unmap(fqs, fqf);
 		fqf->flags |= FQ_FF_ORPHAN;
 	}
 	fq_rebuild_reset(&fqs->overflow);
@@ -89,15 +89,17 @@ static void fq_rebuild_requeue(struct fq_sched *fqs)
 }
 
 /*
- * fq_sched_rebuild - take every queued request off its flow, free the
- * flows (keeping those with requests in flight as orphans until they
- * complete), optionally replace the pool by one of @new_max_flows, and
- * queue the requests again in enqueue order under the current policy and
- * tunables.  The first request of each new flow starts its bounded wait
- * at the time of the switch.  Changing the
- * pool size needs nothing in flight (-EBUSY); -ENOMEM changes nothing.
+ * Take every queued request off its flow, free the flows (keeping those
+ * with requests in flight as orphans until they complete) while @fqs's
+ * policy is still the one that mapped them, install @pol and, if
+ * @new_max_flows differs, a pool of that size, and queue the requests
+ * again in enqueue order under @pol and the current tunables.  The first
+ * request of each new flow starts its bounded wait at the time of the
+ * rebuild.  Changing the pool size needs nothing in flight (-EBUSY);
+ * -ENOMEM changes nothing.
  */
-int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows)
+static int fq_rebuild(struct fq_sched *fqs, const struct fq_policy *pol,
+		      u32 new_max_flows)
 {
 	struct fq_pool np = { 0 };
 	int ret;
@@ -111,10 +113,26 @@ int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows)
 	}
 	fq_rebuild_detach(fqs);
 	fq_rebuild_flows(fqs);
+	fqs->pol = pol;
 	if (np.pool) {
 		fq_pool_free(fqs);
 		fq_pool_install(fqs, &np);
 	}
 	fq_rebuild_requeue(fqs);
 	return 0;
+}
+
+/*
+ * fq_sched_rebuild - re-queue everything under the current policy after
+ * a fairness, buckets or max_flows change (see fq_rebuild() above).
+ */
+int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows)
+{
+	return fq_rebuild(fqs, fqs->pol, new_max_flows);
+}
+
+/* fq_sched_switch - make @pol the policy; every queued request moves. */
+void fq_sched_switch(struct fq_sched *fqs, const struct fq_policy *pol)
+{
+	fq_rebuild(fqs, pol, fqs->max_flows);	/* same pool: cannot fail */
 }

@@ -33,7 +33,7 @@ struct fq_tunable {
 };
 
 static const struct fq_tunable fq_tun[FQ_T_COUNT] = {
-	[FQ_T_POLICY]		= { "policy", 0, 0, FQ_POL_CFQ },
+	[FQ_T_POLICY]		= { "policy", 0, 0, 0 },	/* fq_policies[0] */
 	[FQ_T_FAIRNESS]		= { "fairness", 0, 0, FQ_FAIR_REQUESTS },
 	[FQ_T_QUANTUM]		= { "quantum", 1, 1024, 8 },
 	[FQ_T_QUANTUM_BYTES]	= { "quantum_bytes", 4096, 64u << 20, 512u << 10 },
@@ -53,12 +53,6 @@ const char *const fq_sched_tunables[] = {
 	"fifo_expire_sync_ms", "fifo_expire_async_ms", "max_flows", NULL,
 };
 
-static const char *const fq_policy_names[FQ_POL_COUNT] = {
-	[FQ_POL_CFQ] = "cfq",
-	[FQ_POL_SFQ] = "sfq",
-	[FQ_POL_FIFO] = "fifo",
-};
-
 static const char *const fq_fairness_names[2] = {
 	[FQ_FAIR_REQUESTS] = "requests",
 	[FQ_FAIR_BYTES] = "bytes",
@@ -74,7 +68,7 @@ static bool fq_streq(const char *a, const char *b)
 }
 
 /* @val equals @word, optionally followed by one '\n'. */
-static bool fq_word_eq(const char *val, const char *word)
+bool fq_word_eq(const char *val, const char *word)
 {
 	while (*word && *val == *word) {
 		val++;
@@ -93,11 +87,6 @@ static int fq_word_parse(const char *val, const char *const *words, int n)
 		if (fq_word_eq(val, words[i]))
 			return i;
 	return -EINVAL;
-}
-
-int fq_policy_parse(const char *val)
-{
-	return fq_word_parse(val, fq_policy_names, FQ_POL_COUNT);
 }
 
 static int fq_parse_u32(const char *s, u32 *out)
@@ -131,7 +120,7 @@ static int fq_tun_find(const char *name)
 
 void fq_tunables_default(struct fq_sched *fqs)
 {
-	fqs->policy = fq_tun[FQ_T_POLICY].def;
+	fqs->pol = fq_policies[fq_tun[FQ_T_POLICY].def];
 	fqs->fairness = fq_tun[FQ_T_FAIRNESS].def;
 	fqs->quantum = fq_tun[FQ_T_QUANTUM].def;
 	fqs->quantum_bytes = fq_tun[FQ_T_QUANTUM_BYTES].def;
@@ -147,15 +136,13 @@ void fq_tunables_default(struct fq_sched *fqs)
 
 static int fq_set_policy(struct fq_sched *fqs, const char *val)
 {
-	int pol = fq_policy_parse(val);
-	u32 old = fqs->policy;
+	const struct fq_policy *pol = fq_policy_find(val);
 
-	if (pol < 0)
-		return pol;
-	if ((u32)pol == old)
+	if (!pol)
+		return -EINVAL;
+	if (pol == fqs->pol)
 		return 0;
-	fqs->policy = (u32)pol;
-	fq_sched_rebuild(fqs, fqs->max_flows);	/* same pool: cannot fail */
+	fq_sched_switch(fqs, pol);
 	fqs->st.policy_switches++;
 	return 0;
 }
@@ -190,7 +177,7 @@ static int fq_set_number(struct fq_sched *fqs, int id, u32 v)
 		if (v == fqs->buckets)
 			break;
 		fqs->buckets = v;
-		if (fqs->policy == FQ_POL_SFQ)
+		if (fqs->pol->uses_buckets)
 			fq_sched_rebuild(fqs, fqs->max_flows);
 		break;
 	case FQ_T_PERTURB_MS:
@@ -306,7 +293,7 @@ int fq_sched_get(struct fq_sched *fqs, const char *name, char *buf,
 	if (id < 0 || !buf)
 		return -EINVAL;
 	if (id == FQ_T_POLICY)
-		return fq_emit(buf, len, fq_policy_names[fqs->policy]);
+		return fq_emit(buf, len, fqs->pol->name);
 	if (id == FQ_T_FAIRNESS)
 		return fq_emit(buf, len, fq_fairness_names[fqs->fairness]);
 	return fq_emit_u32(buf, len, fq_get_number(fqs, id));

@@ -50,7 +50,8 @@ static void check_flow(struct fq_sched *fqs, struct fq_flow *f,
 	    (f->head_link.next != &f->head_link));
 	*batch += f->nr_batch;
 	*inflight += f->inflight;
-	if (fqs->policy == FQ_POL_FIFO) {
+	if (!fqs->pol->activate) {
+		/* a policy that never places flows on a class's lists */
 		INV(f->where == FQ_FW_NONE);
 		return;
 	}

@@ -315,14 +315,17 @@ static bool more_ops(int i, int ops)
 
 static void one_seed(u64 seed, int ops)
 {
+	u64 npol = 0;
 	int i;
 
 	memset(&P, 0, sizeof(P));
 	P.rng = seed * 0x9E3779B97F4A7C15ull + 1;
 	/* odd seeds: long clock jumps (expiry paths); even: calm (DRR) */
 	P.storm = seed & 2 ? 12 : 1000;
-	P.s = fq_sched_create(seed % 3 == 0 ? "cfq" :
-			      seed % 3 == 1 ? "sfq" : "fifo", seed);
+	/* the seeds take the policies of fq_policies[] in turn */
+	while (fq_policies[npol])
+		npol++;
+	P.s = fq_sched_create(fq_policies[seed % npol]->name, seed);
 	if (!P.s) {
 		fq_test_failed++;
 		return;
