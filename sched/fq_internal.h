@@ -196,7 +196,7 @@ struct fq_sched {
 	u32 perturb_ms;		/* sfq re-hash period [ms], 0 = off */
 	u32 depth;		/* requests in flight below, max */
 	u32 idle_us;		/* anticipation [us], 0 = off */
-	u32 idle_grace_ms;	/* IDLE class waits this long [ms] */
+	u32 grace_ms;		/* IDLE class waits this long [ms] */
 	u32 expire_ms[2];	/* fifo_expire_{sync,async}_ms [ms] */
 	u32 max_flows;		/* pool size [flows] */
 
@@ -292,7 +292,19 @@ void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq);
 void fq_flow_head_update(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flow_head_init(struct fq_flow *fqf);
 
-/* fq_tunables.c */
+/* fq_tunables.c: one entry per FQ_TUNABLES line, indexed by FQ_TUN_* */
+struct fq_tunable {
+	const char *name;
+	const char *words;	/* FQ_TK_WORD: the words, one space apart */
+	/* NULL: store @v in @field; else check and apply (fq_tunables.c) */
+	int (*set)(struct fq_sched *fqs, u32 *field, u32 v);
+	u16 offset;		/* of the u32 field in struct fq_sched */
+	u8 kind;		/* enum fq_tun_kind */
+	u32 min, max;		/* numbers: the range */
+	u32 def;		/* default (words: the index) */
+};
+
+extern const struct fq_tunable fq_tunables[FQ_TUN_COUNT];
 void fq_tunables_default(struct fq_sched *fqs);
 int fq_policy_parse(const char *val);
 
