@@ -5,7 +5,8 @@
  *   fq_tundoc markdown   the table of docs/INTERFACE.md, "Tunables"
  *   fq_tundoc list       one line per tunable, tab-separated:
  *                        name kind min max default unit words
- *                        (kind: number, word or alloc; words: space-separated)
+ *                        (kind: number, word or alloc; words: space-separated;
+ *                        an empty unit or words: "-")
  *
  * Names, ranges, units and descriptions come from the table itself; the
  * defaults from a fresh instance (fq_sched_get()), so they are what the
@@ -81,7 +82,8 @@ static void list(const char def[][64])
 	for (i = 0; i < FQ_TUN_COUNT; i++) {
 		d = &docs[i];
 		printf("%s\t%s\t%u\t%u\t%s\t%s\t%s\n", d->name, kinds[d->kind],
-		       d->min, d->max, def[i], d->unit, d->words);
+		       d->min, d->max, def[i], *d->unit ? d->unit : "-",
+		       *d->words ? d->words : "-");
 	}
 }
 
