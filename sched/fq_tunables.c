@@ -2,8 +2,9 @@
 /*
  * fq_tunables.c - tunables by name: parse, range-check, apply, print.
  *
- * Every table here comes from FQ_TUNABLES (fq_tunables_table.h); the
+ * Every table here is made from the entries of fq_tunables_table.h; the
  * set functions below are the behaviour a range and a store cannot say.
+ *
  * Numbers are plain decimal (no sign, no prefix, no suffix), one trailing
  * '\n' allowed.  Errors: unknown name, empty, not a number, trailing
  * garbage, not a power of two, unknown word -> -EINVAL; out of range or
