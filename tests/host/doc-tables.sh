@@ -9,7 +9,7 @@
 #    exactly what `make -C sched doc` writes (fq_tundoc markdown);
 # 2. man/fairq.4, TUNABLES: a tagged paragraph per tunable with "MIN to
 #    MAX" and "default DEF" (numbers) or every word and "DEF (default"
-#    (words), and no tagged tunable-looking name the table does not have;
+#    (words) (man-pages.sh checks that every attribute has a tag);
 # 3. man/fairqtab.5: every tunable as a key, ".BI NAME= N" for numbers,
 #    ".BR NAME = w1 | w2" for words with the table's words, in order;
 # 4. every other Markdown table of the tree that has a "default" column
@@ -18,7 +18,9 @@
 #    nor one of the driver's attributes, each default equal to the table's
 #    (512 KiB counts as 524288) and, in a "range" column, the table's range
 #    first.
-# The checks are first shown to fail on a doctored copy of each document.
+# 5. tests/vm/tunablesrc, which the guest tests use to read the table,
+#    reads the same names, kinds, ranges and words as fq_tundoc lists.
+# The checks are first shown to fail on a doctored copy of each input.
 # Ends with "N passed, N failed".
 set -u
 
@@ -208,6 +210,27 @@ check_markdown() {
 	[ "$bad" = 1 ] || ok "$what: its tunables table agrees ($seen tunables)"
 }
 
+# --- 5. tests/vm/tunablesrc: the guest tests read the table themselves ------
+check_vm_reader() {
+	local table=$1 what=$2
+	# shellcheck source=tests/vm/tunablesrc
+	. "$top/tests/vm/tunablesrc"
+	if ! load_tunables "$table"; then
+		fail "$what: load_tunables read nothing"
+		return
+	fi
+	for t in "${TUNABLES[@]}"; do
+		printf '%s\t%s\t%s\t%s\t%s\n' "$t" "${TUN_KIND[$t]}" "${TUN_MIN[$t]}" \
+			"${TUN_MAX[$t]}" "${TUN_WORDS[$t]:--}"
+	done >"$tmp/vm-read"
+	if cut -f1-4,7 "$tmp/list" | diff - "$tmp/vm-read" >"$tmp/diff"; then
+		ok "$what: load_tunables reads what fq_tundoc lists (${#TUNABLES[@]} tunables)"
+	else
+		fail "$what: load_tunables disagrees with fq_tundoc:"
+		sed 's/^/    /' "$tmp/diff"
+	fi
+}
+
 # --- the checks first fail on doctored copies --------------------------------
 # shellcheck disable=SC2016 # the backquotes are Markdown's
 sed 's/^| `depth` | 1\.\.4096 | 32 |/| `depth` | 1..4096 | 33 |/' "$top/docs/INTERFACE.md" >"$tmp/i.md"
@@ -215,8 +238,10 @@ sed 's/^0 to 60000, default 200:/0 to 60000, default 201:/' "$top/man/fairq.4" >
 sed '/^\.BI idle_us= N/d' "$top/man/fairqtab.5" >"$tmp/t.5"
 # shellcheck disable=SC2016 # the backquotes are Markdown's
 printf '| name | default | meaning |\n|---|---|---|\n| `quantum` | 9 | x |\n| `quantum_max` | 1 | x |\n\ntext\n' >"$tmp/r.md"
+sed 's/^\(FQ_TUNABLE(depth, depth, FQ_TK_NUMBER, 1, \)4096/\14095/' \
+	"$top/sched/fq_tunables_table.h" >"$tmp/t.h"
 for c in "check_interface $tmp/i.md" "check_fairq4 $tmp/f.4" \
-	 "check_fairqtab5 $tmp/t.5" "check_markdown $tmp/r.md"; do
+	 "check_fairqtab5 $tmp/t.5" "check_markdown $tmp/r.md" "check_vm_reader $tmp/t.h"; do
 	before=$failed before_ok=$passed
 	$c "doctored" >"$tmp/self" 2>&1
 	caught=$((failed - before))
@@ -233,6 +258,7 @@ done
 check_interface "$top/docs/INTERFACE.md" docs/INTERFACE.md
 check_fairq4 "$top/man/fairq.4" man/fairq.4
 check_fairqtab5 "$top/man/fairqtab.5" man/fairqtab.5
+check_vm_reader "$top/sched/fq_tunables_table.h" tests/vm/tunablesrc
 while read -r md; do
 	[ "$md" = docs/INTERFACE.md ] && continue
 	check_markdown "$top/$md" "$md"
