@@ -12,8 +12,15 @@
 
 #include <linux/string.h>
 
-/* One show/store pair per attribute, all through fairq_tunables.c. */
+/*
+ * One attribute and its show/store pair, all through fairq_tunables.c.
+ * It ends in a function body, so that a list of them needs no ';'.
+ */
 #define FAIRQ_CFS_ATTR(_name)							\
+static ssize_t fairq_cfs_##_name##_show(struct config_item *item, char *page);	\
+static ssize_t fairq_cfs_##_name##_store(struct config_item *item,		\
+					 const char *page, size_t count);	\
+CONFIGFS_ATTR(fairq_cfs_, _name);						\
 static ssize_t fairq_cfs_##_name##_show(struct config_item *item, char *page)	\
 {										\
 	return fairq_attr_show(to_fairq_dev(item), #_name, page);		\
@@ -24,25 +31,17 @@ static ssize_t fairq_cfs_##_name##_store(struct config_item *item,		\
 	int ret = fairq_attr_store(to_fairq_dev(item), #_name, page);		\
 										\
 	return ret ? ret : count;						\
-}										\
-CONFIGFS_ATTR(fairq_cfs_, _name)
+}
 
-FAIRQ_CFS_ATTR(backing);
-FAIRQ_CFS_ATTR(power);
-FAIRQ_CFS_ATTR(classify);
-FAIRQ_CFS_ATTR(cgroup_weights);
-FAIRQ_CFS_ATTR(policy);
-FAIRQ_CFS_ATTR(fairness);
-FAIRQ_CFS_ATTR(quantum);
-FAIRQ_CFS_ATTR(quantum_bytes);
-FAIRQ_CFS_ATTR(buckets);
-FAIRQ_CFS_ATTR(perturb_ms);
-FAIRQ_CFS_ATTR(depth);
-FAIRQ_CFS_ATTR(idle_us);
-FAIRQ_CFS_ATTR(idle_grace_ms);
-FAIRQ_CFS_ATTR(fifo_expire_sync_ms);
-FAIRQ_CFS_ATTR(fifo_expire_async_ms);
-FAIRQ_CFS_ATTR(max_flows);
+FAIRQ_CFS_ATTR(backing)
+FAIRQ_CFS_ATTR(power)
+FAIRQ_CFS_ATTR(classify)
+FAIRQ_CFS_ATTR(cgroup_weights)
+
+/* the core's tunables, one attribute each */
+#define FQ_TUNABLE(_name, ...)	FAIRQ_CFS_ATTR(_name)
+#include "fq_tunables_table.h"
+#undef FQ_TUNABLE
 #undef FAIRQ_CFS_ATTR
 
 static ssize_t fairq_cfs_features_show(struct config_item *item, char *page);
@@ -53,18 +52,9 @@ static struct configfs_attribute *fairq_cfs_attrs[] = {
 	&fairq_cfs_attr_power,
 	&fairq_cfs_attr_classify,
 	&fairq_cfs_attr_cgroup_weights,
-	&fairq_cfs_attr_policy,
-	&fairq_cfs_attr_fairness,
-	&fairq_cfs_attr_quantum,
-	&fairq_cfs_attr_quantum_bytes,
-	&fairq_cfs_attr_buckets,
-	&fairq_cfs_attr_perturb_ms,
-	&fairq_cfs_attr_depth,
-	&fairq_cfs_attr_idle_us,
-	&fairq_cfs_attr_idle_grace_ms,
-	&fairq_cfs_attr_fifo_expire_sync_ms,
-	&fairq_cfs_attr_fifo_expire_async_ms,
-	&fairq_cfs_attr_max_flows,
+#define FQ_TUNABLE(_name, ...)	(&fairq_cfs_attr_##_name),
+#include "fq_tunables_table.h"
+#undef FQ_TUNABLE
 	&fairq_cfs_attr_features,
 	NULL,
 };

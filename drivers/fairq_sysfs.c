@@ -50,18 +50,20 @@ static struct kobj_attribute fairq_sysfs_##_name = \
 FAIRQ_SYSFS_RO(backing);
 FAIRQ_SYSFS_RW(classify);
 FAIRQ_SYSFS_RW(cgroup_weights);
-FAIRQ_SYSFS_RW(policy);
-FAIRQ_SYSFS_RW(fairness);
-FAIRQ_SYSFS_RW(quantum);
-FAIRQ_SYSFS_RW(quantum_bytes);
-FAIRQ_SYSFS_RW(buckets);
-FAIRQ_SYSFS_RW(perturb_ms);
-FAIRQ_SYSFS_RW(depth);
-FAIRQ_SYSFS_RW(idle_us);
-FAIRQ_SYSFS_RW(idle_grace_ms);
-FAIRQ_SYSFS_RW(fifo_expire_sync_ms);
-FAIRQ_SYSFS_RW(fifo_expire_async_ms);
-FAIRQ_SYSFS_RO(max_flows);
+
+/*
+ * The core's tunables (sched/fq_tunables_table.h).  One that resizes the
+ * flow pool (FQ_TK_ALLOC) changes only in configfs while powered off:
+ * read-only here.
+ */
+#define FQ_TUNABLE(_name, _field, _kind, ...)					\
+	[FQ_TUN_##_name] = __ATTR(_name, (_kind) == FQ_TK_ALLOC ? 0444 : 0644,	\
+				  fairq_sysfs_show,				\
+				  (_kind) == FQ_TK_ALLOC ? NULL : fairq_sysfs_store),
+static struct kobj_attribute fairq_sysfs_tunables[FQ_TUN_COUNT] = {
+#include "fq_tunables_table.h"
+};
+#undef FQ_TUNABLE
 #undef FAIRQ_SYSFS_RW
 #undef FAIRQ_SYSFS_RO
 
@@ -154,8 +156,8 @@ static ssize_t fairq_stats_show(struct kobject *kobj, struct kobj_attribute *att
 	mutex_lock(&fd->tun_lock);
 	spin_lock_irq(&fd->lock);
 	fq_sched_stats(fd->fqs, &st);
-	fq_sched_get(fd->fqs, "policy", policy, sizeof(policy));
-	fq_sched_get(fd->fqs, "depth", depth, sizeof(depth));
+	fq_sched_get(fd->fqs, fq_sched_tunables[FQ_TUN_policy], policy, sizeof(policy));
+	fq_sched_get(fd->fqs, fq_sched_tunables[FQ_TUN_depth], depth, sizeof(depth));
 	n = fq_sched_flows(fd->fqs, flows, FAIRQ_STATS_FLOWS);
 	spin_unlock_irq(&fd->lock);
 	mutex_unlock(&fd->tun_lock);
@@ -175,18 +177,9 @@ static struct attribute *fairq_sysfs_attrs[] = {
 	&fairq_sysfs_backing.attr,
 	&fairq_sysfs_classify.attr,
 	&fairq_sysfs_cgroup_weights.attr,
-	&fairq_sysfs_policy.attr,
-	&fairq_sysfs_fairness.attr,
-	&fairq_sysfs_quantum.attr,
-	&fairq_sysfs_quantum_bytes.attr,
-	&fairq_sysfs_buckets.attr,
-	&fairq_sysfs_perturb_ms.attr,
-	&fairq_sysfs_depth.attr,
-	&fairq_sysfs_idle_us.attr,
-	&fairq_sysfs_idle_grace_ms.attr,
-	&fairq_sysfs_fifo_expire_sync_ms.attr,
-	&fairq_sysfs_fifo_expire_async_ms.attr,
-	&fairq_sysfs_max_flows.attr,
+#define FQ_TUNABLE(_name, ...)	(&fairq_sysfs_tunables[FQ_TUN_##_name].attr),
+#include "fq_tunables_table.h"
+#undef FQ_TUNABLE
 	&fairq_sysfs_stats.attr,
 	NULL,
 };

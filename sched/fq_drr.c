@@ -32,7 +32,7 @@
  * and expired requests are never held.
  *
  * The IDLE class is served only when no RT/BE request has been queued or
- * in flight for idle_grace_ms.
+ * in flight for the idle grace period (fqs->grace_ms).
  */
 #include "fq_internal.h"
 
@@ -333,7 +333,7 @@ static bool fq_idle_class_allowed(const struct fq_sched *fqs, u64 now_ns)
 		return false;
 	if (!fqs->nonidle_seen)
 		return true;
-	return now_ns >= fqs->nonidle_ns + (u64)fqs->idle_grace_ms * 1000000;
+	return now_ns >= fqs->nonidle_ns + (u64)fqs->grace_ms * 1000000;
 }
 
 /*
@@ -414,7 +414,7 @@ u64 fq_drr_next_event(struct fq_sched *fqs, u64 now_ns)
 		t = fqf->antic_until;
 	if (fqs->cq[FQ_CI_IDLE].nr_busy && !fqs->nonidle_busy &&
 	    fqs->nonidle_seen) {
-		grace = fqs->nonidle_ns + (u64)fqs->idle_grace_ms * 1000000;
+		grace = fqs->nonidle_ns + (u64)fqs->grace_ms * 1000000;
 		if (grace > now_ns)
 			t = fq_time_min(t, grace);
 	}

@@ -86,6 +86,9 @@ static inline void fq_free(void *p)
 	free(p);
 }
 
+/* 0, or a compile error when @e is true (the kernel's, <linux/build_bug.h>) */
+#define BUILD_BUG_ON_ZERO(e)	((int)(sizeof(struct { int:(-!!(e)); })))
+
 #define GOLDEN_RATIO_64 0x61C8864680B583EBull
 
 static inline u64 hash_64(u64 val, unsigned int bits)

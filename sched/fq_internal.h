@@ -183,7 +183,8 @@ struct fq_classq {
 
 struct fq_sched {
 	/* tunables */
-	const struct fq_policy *pol;	/* dispatch policy, one of fq_policies[] */
+	const struct fq_policy *pol;	/* dispatch policy, fq_policies[policy] */
+	u32 policy;		/* its index in fq_policies[] (the tunable) */
 	u32 fairness;		/* enum fq_fairness */
 	u32 quantum;		/* requests per cfq turn at FQ_WEIGHT_BASE */
 	u32 quantum_bytes;	/* bytes per turn at FQ_WEIGHT_BASE, bytes mode */
@@ -191,7 +192,7 @@ struct fq_sched {
 	u32 perturb_ms;		/* sfq re-hash period [ms], 0 = off */
 	u32 depth;		/* requests in flight below, max */
 	u32 idle_us;		/* anticipation [us], 0 = off */
-	u32 idle_grace_ms;	/* IDLE class waits this long [ms] */
+	u32 grace_ms;		/* IDLE class waits this long [ms] */
 	u32 expire_ms[2];	/* fifo_expire_{sync,async}_ms [ms] */
 	u32 max_flows;		/* pool size [flows] */
 
@@ -344,7 +345,19 @@ u32 fq_rq_weight(const struct fq_req *rq, u32 level);
 int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows);
 void fq_sched_switch(struct fq_sched *fqs, const struct fq_policy *pol);
 
-/* fq_tunables.c */
+/* fq_tunables.c: one entry per FQ_TUNABLES line, indexed by FQ_TUN_* */
+struct fq_tunable {
+	const char *name;
+	const char *words;	/* FQ_TK_WORD: the words, one space apart */
+	/* NULL: store @v in @field; else check and apply (fq_tunables.c) */
+	int (*set)(struct fq_sched *fqs, u32 *field, u32 v);
+	u16 offset;		/* of the u32 field in struct fq_sched */
+	u8 kind;		/* enum fq_tun_kind */
+	u32 min, max;		/* numbers: the range */
+	u32 def;		/* default (words: the index) */
+};
+
+extern const struct fq_tunable fq_tunables[FQ_TUN_COUNT];
 void fq_tunables_default(struct fq_sched *fqs);
 bool fq_word_eq(const char *val, const char *word);
 

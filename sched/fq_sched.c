@@ -80,8 +80,11 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 	if (!fqs)
 		return NULL;
 	fq_tunables_default(fqs);
-	if (pol)
+	if (pol) {
 		fqs->pol = pol;
+		while (fq_policies[fqs->policy] != pol)
+			fqs->policy++;
+	}
 	if (fq_pool_alloc(&p, fqs->max_flows)) {
 		fq_free(fqs);
 		return NULL;

@@ -22,11 +22,21 @@
 #define FQ_SCHED_H
 
 #include "fq_env.h"
+#include "fq_tunables_table.h"	/* enum fq_tun_kind */
+
+/* FQ_TUN_<name>: a tunable's index in fq_sched_tunables[] and the like */
+#define FQ_TUNABLE(name, ...)	FQ_TUN_##name,
+enum fq_tun_id {
+#include "fq_tunables_table.h"
+	FQ_TUN_COUNT
+};
+#undef FQ_TUNABLE
 
 /*
  * I/O priority classes, numbered as the kernel's IOPRIO_CLASS_*.  RT is
  * served before BE, BE before IDLE; IDLE only once no RT/BE request has
- * been queued or in flight for idle_grace_ms, and IDLE requests have no
+ * been queued or in flight for the idle grace period (a tunable, see
+ * fq_tunables_table.h), and IDLE requests have no
  * fifo_expire deadline.  Within a class a busy flow's share is its weight
  * over the sum of the busy flows' weights.  A request either carries an
  * explicit weight (struct fq_req.weight, 1..FQ_WEIGHT_MAX, e.g. a cgroup's)
@@ -171,7 +181,7 @@ void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns);
  * fq_sched_dispatch - the next request to send down, or NULL when nothing
  * may go now: nothing queued, "depth" requests already in flight, the
  * core is holding the turn for an idle sync flow (anticipation), or only
- * IDLE-class work is queued within idle_grace_ms of other work.  A
+ * IDLE-class work is queued within the idle grace period of other work.  A
  * returned request counts as in flight until fq_sched_complete().  After
  * a NULL, the caller asks fq_sched_next_event() when to try again.
  *
@@ -209,22 +219,10 @@ struct fq_req *fq_sched_drain(struct fq_sched *fqs);
 
 /*
  * Tunables, by name.  Values are decimal text (a trailing '\n' is
- * accepted, anything else trailing is -EINVAL) or, for "policy",
- * "fairness" and so on, a word.  Names and ranges:
- *
- *   policy         cfq | sfq | fifo                      (default cfq)
- *   fairness       requests | bytes                      (default requests)
- *   quantum        1..1024     requests per cfq turn     (default 8)
- *   quantum_bytes  4096..64M   bytes per turn, bytes mode (default 512K)
- *   buckets        1..65536    sfq buckets, power of two, <= max_flows
- *                              (sfq buckets are flows of the pool; default 64)
- *   perturb_ms     0..3600000  sfq re-hash period, 0=off (default 5000)
- *   depth          1..4096     requests in flight below  (default 32)
- *   idle_us        0..100000   anticipation, 0=off       (default 0)
- *   idle_grace_ms  0..60000    IDLE class waits this long (default 200)
- *   fifo_expire_sync_ms  1..60000                        (default 250)
- *   fifo_expire_async_ms 1..60000                        (default 1000)
- *   max_flows      1..65536    flow pool size            (default 4096)
+ * accepted, anything else trailing is -EINVAL) or, for the word tunables
+ * ("policy", "fairness"), one of their words.  Names, ranges, defaults
+ * and kinds: the one list, fq_tunables_table.h (FQ_TUN_<name> indexes
+ * fq_sched_tunables[]); as a table: docs/INTERFACE.md, "Tunables".
  *
  * fq_sched_set() returns 0, -EINVAL (unknown name, not a number, trailing
  * garbage, not a power of two) or -ERANGE (out of range), -ENOMEM; on any
@@ -234,9 +232,10 @@ struct fq_req *fq_sched_drain(struct fq_sched *fqs);
  * (NUL-terminated) and returns its length, or -EINVAL for an unknown name
  * (-ERANGE if @len is too small for the value, '\n' and NUL).
  *
- * "max_flows" rebuilds the pool: -EBUSY while requests are in flight
- * (queued ones move to the new pool).  "policy", "fairness" and, under
- * sfq, "buckets" re-queue every queued request in enqueue order.
+ * A tunable of kind FQ_TK_ALLOC ("max_flows") rebuilds the pool: -EBUSY
+ * while requests are in flight (queued ones move to the new pool).
+ * "policy", "fairness" and, under sfq, "buckets" re-queue every queued
+ * request in enqueue order.
  */
 int fq_sched_set(struct fq_sched *fqs, const char *name, const char *val);
 int fq_sched_get(struct fq_sched *fqs, const char *name, char *buf,
@@ -244,12 +243,12 @@ int fq_sched_get(struct fq_sched *fqs, const char *name, char *buf,
 
 /*
  * fq_sched_set_needs_alloc - true when setting @name may allocate or free
- * memory ("max_flows"): the kernel caller then calls
+ * memory (kind FQ_TK_ALLOC: "max_flows"): the kernel caller then calls
  * fq_sched_set() without its spinlock, having stopped dispatch itself.
  */
 bool fq_sched_set_needs_alloc(const char *name);
 
-/* The tunable names, NULL-terminated, in the order above. */
+/* The tunable names, NULL-terminated, in table order (FQ_TUN_*). */
 extern const char *const fq_sched_tunables[];
 
 /* fq_sched_stats - fill @st with whole-device figures. */

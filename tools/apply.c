@@ -8,8 +8,9 @@
  *   - no device yet: create it (mkdir, backing, the line's settings and
  *     cgroup weights, power=1), undone if a step fails;
  *   - a device: each setting that differs is written; a different
- *     backing (or max_flows while powered) needs power off, write, power
- *     on, refused with a message while the device is open or mounted;
+ *     backing, or while powered a different max_flows (any tunable that
+ *     resizes the flow pool), needs power off, write, power on, refused
+ *     with a message while the device is open or mounted;
  *     a powered-off device is powered on;
  *   - the backing device or a cgroup not there: reported, the rest of
  *     the file still applies, exit status 3.
@@ -224,6 +225,7 @@ static void update_device(struct apply_run *r, const struct tab_line *l,
 	struct fairqctl_control *ctl = r->ctl;
 	char *cur_backing, *val, real[PATH_MAX];
 	struct cgroup_weight *have = NULL;
+	const char *why = NULL;		/* what needs the power-off */
 	bool restart = false, ok = true;
 	int i, on, nhave = 0, nchanged = 0, rc;
 
@@ -240,23 +242,26 @@ static void update_device(struct apply_run *r, const struct tab_line *l,
 	if (strcmp(real, backing) != 0) {
 		restart = true;
 		nchanged++;
+		why = "backing";
 	}
+	/* a tunable that resizes the flow pool changes only powered off */
 	for (i = 0; on && i < l->nset; i++) {
-		if (strcmp(l->set[i].key, "max_flows") != 0)
+		if (!key_allocates(l->set[i].key))
 			continue;
-		val = current(r, "max_flows");
+		val = current(r, l->set[i].key);
 		if (val && strcmp(val, l->set[i].val) != 0) {
 			restart = true;
 			nchanged++;
+			if (!why)
+				why = l->set[i].key;
 		}
 		free(val);
 	}
 
 	if (restart && on) {
-		say(r, "power off (to change %s)",
-		    strcmp(real, backing) ? "backing" : "max_flows");
+		say(r, "power off (to change %s)", why);
 		if (!ctl->dry_run && power_off(ctl)) {
-			ctl_warnx(ctl, "%s: backing and max_flows not changed", l->name);
+			ctl_warnx(ctl, "%s: backing and the flow pool not changed", l->name);
 			restart = false;
 			ok = false;
 		} else {
@@ -271,7 +276,7 @@ static void update_device(struct apply_run *r, const struct tab_line *l,
 	for (i = 0; i < l->nset; i++) {
 		const struct tab_setting *s = &l->set[i];
 
-		if (on && strcmp(s->key, "max_flows") == 0)
+		if (on && key_allocates(s->key))
 			continue;	/* refused above: busy */
 		val = current(r, s->key);
 		if (!val) {

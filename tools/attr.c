@@ -27,8 +27,11 @@ enum {
 	ATTR_MAX_BYTES	= 1 << 20,	/* sysfs/configfs give one page */
 };
 
-/* lifecycle attributes: written to configfs even while powered */
-static const char *const configfs_only[] = { "backing", "power", "max_flows" };
+/*
+ * lifecycle attributes: written to configfs even while powered; so are
+ * the tunables that resize the flow pool (key_allocates())
+ */
+static const char *const configfs_only[] = { "backing", "power" };
 
 /* [a-z0-9_-], 1..31 characters: the kernel's rule for an entry name */
 bool valid_name(const char *s)
@@ -163,7 +166,7 @@ bool is_configfs_only(const char *attr)
 		if (strcmp(configfs_only[i], attr) == 0)
 			return true;
 	}
-	return false;
+	return key_allocates(attr);
 }
 
 /* what an errno means for this attribute, or NULL */
@@ -192,7 +195,7 @@ static const char *attr_hint(const struct fairqctl_control *ctl,
 			return "backing device is in use";
 		if (power)
 			return "device is busy (open or mounted)";
-		if (backing || strcmp(attr, "max_flows") == 0)
+		if (backing || key_allocates(attr))
 			return "cannot be changed while powered on";
 		return NULL;
 	case ELOOP:

@@ -25,30 +25,34 @@
 #include <unistd.h>
 
 #include "fairqctl.h"
+#include "../sched/fq_tunables_table.h"	/* enum fq_tun_kind */
 
-static const char *const policies[] = { "cfq", "sfq", "fifo", NULL };
-static const char *const classifiers[] = { "tgid", "pid", "cgroup", "uid", NULL };
-static const char *const fairnesses[] = { "requests", "bytes", NULL };
-
-/* the keys a line may set: the tunables of docs/INTERFACE.md */
-static const struct tab_key {
+/*
+ * The keys a line may set: the core's tunables, from the one table
+ * (sched/fq_tunables_table.h, docs/INTERFACE.md), and the driver's classify.
+ */
+struct tab_key {
 	const char *name;
-	const char *const *words;	/* NULL: a decimal number */
-} tab_keys[] = {
-	{ "policy", policies },
-	{ "classify", classifiers },
-	{ "fairness", fairnesses },
-	{ "quantum", NULL },
-	{ "quantum_bytes", NULL },
-	{ "buckets", NULL },
-	{ "perturb_ms", NULL },
-	{ "depth", NULL },
-	{ "idle_us", NULL },
-	{ "idle_grace_ms", NULL },
-	{ "fifo_expire_sync_ms", NULL },
-	{ "fifo_expire_async_ms", NULL },
-	{ "max_flows", NULL },
+	const char *words;	/* one space apart; "": a decimal number */
+	bool allocates;		/* FQ_TK_ALLOC: changes only while powered off */
 };
+
+#define FQ_TUNABLE(_name, _field, _kind, _min, _max, _def, _unit, _words, ...) \
+	KEY_##_name,
+enum {
+#include "../sched/fq_tunables_table.h"
+	KEY_classify,
+	KEY_COUNT
+};
+#undef FQ_TUNABLE
+
+#define FQ_TUNABLE(_name, _field, _kind, _min, _max, _def, _unit, _words, ...) \
+	[KEY_##_name] = { #_name, _words, (_kind) == FQ_TK_ALLOC },
+static const struct tab_key tab_keys[KEY_COUNT] = {
+#include "../sched/fq_tunables_table.h"
+	[KEY_classify] = { "classify", "tgid pid cgroup uid", false },
+};
+#undef FQ_TUNABLE
 
 /* BACKING=TAG=VALUE: the /dev/disk directory and blkid's tag */
 static const struct tab_tag {
@@ -105,13 +109,40 @@ bad(struct fairqtab *tab, struct tab_line *l, const char *fmt, ...)
 	l->ok = false;
 }
 
-static void join_words(const char *const *w, char *buf, size_t len)
+/* "a b c" as "a, b, c" */
+static void join_words(const char *w, char *buf, size_t len)
 {
-	size_t at = 0;
+	size_t at = 0, n;
 
 	buf[0] = '\0';
-	for (; *w && at < len; w++)
-		at += snprintf(buf + at, len - at, "%s%s", at ? ", " : "", *w);
+	while (*w && at < len) {
+		n = strcspn(w, " ");
+		at += snprintf(buf + at, len - at, "%s%.*s", at ? ", " : "", (int)n, w);
+		w += n;
+		w += strspn(w, " ");
+	}
+}
+
+/* @val is one of the space-separated @words */
+static bool is_word(const char *words, const char *val)
+{
+	size_t n, len = strlen(val);
+
+	while (*words) {
+		n = strcspn(words, " ");
+		if (n == len && strncmp(words, val, n) == 0)
+			return true;
+		words += n;
+		words += strspn(words, " ");
+	}
+	return false;
+}
+
+bool key_allocates(const char *key)
+{
+	const struct tab_key *k = find_key(key);
+
+	return k && k->allocates;
 }
 
 static bool is_number(const char *s)
@@ -125,18 +156,15 @@ static bool is_number(const char *s)
 static void check_value(struct fairqtab *tab, struct tab_line *l,
 			const struct tab_key *k, const char *val)
 {
-	const char *const *w;
 	char words[128];
 
-	if (!k->words) {
+	if (!*k->words) {
 		if (!is_number(val))
 			bad(tab, l, "%s: '%s' is not a number", k->name, val);
 		return;
 	}
-	for (w = k->words; *w; w++) {
-		if (strcmp(*w, val) == 0)
-			return;
-	}
+	if (is_word(k->words, val))
+		return;
 	join_words(k->words, words, sizeof(words));
 	bad(tab, l, "%s: '%s' is not one of %s", k->name, val, words);
 }
@@ -205,7 +233,7 @@ static void parse_field(struct fairqtab *tab, struct tab_line *l,
 	char *eq = strchr(field, '=');
 
 	if (!eq && nth == 2) {		/* the optional POLICY */
-		add_setting(tab, l, find_key("policy"), field);
+		add_setting(tab, l, &tab_keys[KEY_policy], field);
 		return;
 	}
 	if (!eq) {

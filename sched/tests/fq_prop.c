@@ -193,10 +193,20 @@ static void snapshot(char *buf)
 
 static void op_set(void)
 {
-	const char *name = fq_sched_tunables[rnd_below(12)];
+	u32 id = rnd_below(FQ_TUN_COUNT);
+	const struct fq_tunable *t = &fq_tunables[id];
+	const char *name = fq_sched_tunables[id];
 	const char *val = words[rnd_below(ARRAY_SIZE(words))];
-	char before[1024], after[1024];
+	char before[1024], after[1024], num[16];
 	int ret;
+
+	/* now and then a number at or just beyond an end of its range */
+	if (t->kind != FQ_TK_WORD && rnd_below(4) == 0) {
+		u32 ends[4] = { t->min, t->max, t->min - 1, t->max + 1 };
+
+		snprintf(num, sizeof(num), "%u", ends[rnd_below(4)]);
+		val = num;
+	}
 
 	if (rnd_below(20) == 0)
 		name = "bogus";

@@ -203,6 +203,8 @@ static void t_create_each_policy(void)
 		th_new((*p)->name);
 		if (!th.s)
 			continue;
+		/* the tunable's words follow fq_policies[] */
+		CHECK(fq_policies[th.s->policy] == *p);
 		CHECK(fq_sched_get(th.s, "policy", buf, sizeof(buf)) > 0);
 		CHECK(!strncmp(buf, (*p)->name, strlen((*p)->name)));
 		CHECK(fq_sched_dispatch(th.s, 0) == NULL);
@@ -224,6 +226,56 @@ static void t_create_each_policy(void)
 		}
 		th_free();
 	}
+}
+
+/*
+ * The table itself: every default inside its range (a word's index names
+ * a word), every tunable reads back as its default and takes its range
+ * ends (words: each word), and nothing else; fairness words in enum order.
+ */
+static void t_table(void)
+{
+	char buf[64], val[32];
+	unsigned int i, n;
+
+	th_new(NULL);
+	for (i = 0; i < FQ_TUN_COUNT; i++) {
+		const struct fq_tunable *t = &fq_tunables[i];
+		const char *w;
+
+		CHECK(fq_sched_get(th.s, t->name, buf, sizeof(buf)) > 0);
+		if (t->kind == FQ_TK_WORD) {
+			CHECK(t->words && *t->words);
+			for (w = t->words, n = 0; *w; n++) {
+				size_t len = strcspn(w, " ");
+
+				snprintf(val, sizeof(val), "%.*s\n", (int)len, w);
+				if (n == t->def)
+					CHECK(!strcmp(buf, val));
+				CHECK_EQ(fq_sched_set(th.s, t->name, val), 0);
+				CHECK_EQ(*(u32 *)((char *)th.s + t->offset), n);
+				w += len + (w[len] == ' ');
+			}
+			CHECK(t->def < n);
+			CHECK_EQ(fq_sched_set(th.s, t->name, "nosuchword"), -EINVAL);
+			continue;
+		}
+		CHECK(t->min <= t->def && t->def <= t->max);
+		snprintf(val, sizeof(val), "%u\n", t->def);
+		CHECK(!strcmp(buf, val));
+		if (t->min > 0) {
+			snprintf(val, sizeof(val), "%u", t->min - 1);
+			CHECK_EQ(fq_sched_set(th.s, t->name, val), -ERANGE);
+		}
+		snprintf(val, sizeof(val), "%u", t->max + 1);
+		CHECK_EQ(fq_sched_set(th.s, t->name, val), -ERANGE);
+	}
+	th_set("fairness", "bytes");
+	CHECK_EQ(th.s->fairness, FQ_FAIR_BYTES);
+	th_set("fairness", "requests");
+	CHECK_EQ(th.s->fairness, FQ_FAIR_REQUESTS);
+	CHECK_EQ(fq_sched_tunables[FQ_TUN_COUNT], NULL);
+	th_free();
 }
 
 static void t_bad_tunables(void)
@@ -1582,6 +1634,7 @@ static void t_complete_bad_state(void)
 static const struct fq_test_case cases[] = {
 	{ "create_defaults", t_create_defaults },
 	{ "create_each_policy", t_create_each_policy },
+	{ "table", t_table },
 	{ "bad_tunables", t_bad_tunables },
 	{ "set_get_roundtrip", t_set_get_roundtrip },
 	{ "cfq_round_robin", t_cfq_round_robin },

@@ -30,20 +30,23 @@ N_SERIAL=${FUZZ_N:-300}
 N_CONC=${FUZZ_NC:-250}
 EF=$TMPDIR/err
 
-NUMS=(quantum quantum_bytes buckets perturb_ms depth idle_us idle_grace_ms
-	fifo_expire_sync_ms fifo_expire_async_ms max_flows)
-declare -A MIN=([quantum]=1 [quantum_bytes]=4096 [buckets]=1 [perturb_ms]=0
-	[depth]=1 [idle_us]=0 [idle_grace_ms]=0 [fifo_expire_sync_ms]=1
-	[fifo_expire_async_ms]=1 [max_flows]=1)
-declare -A MAX=([quantum]=1024 [quantum_bytes]=67108864 [buckets]=65536
-	[perturb_ms]=3600000 [depth]=4096 [idle_us]=100000 [idle_grace_ms]=60000
-	[fifo_expire_sync_ms]=60000 [fifo_expire_async_ms]=60000 [max_flows]=65536)
-declare -A WORDS=([policy]="cfq sfq fifo" [fairness]="requests bytes"
-	[classify]="tgid pid cgroup uid")
-CFS_RW=(backing power classify policy fairness "${NUMS[@]}")
-SYS_RW=(classify policy fairness quantum quantum_bytes buckets perturb_ms depth
-	idle_us idle_grace_ms fifo_expire_sync_ms fifo_expire_async_ms)
-SYS_RO=(backing max_flows stats)
+# every tunable of the core's table (tests/vm/tunablesrc), and classify
+. /fairq/tests/vm/tunablesrc
+load_tunables || fail "no tunables read from sched/fq_tunables_table.h"
+NUMS=() WORD_TUN=() SYS_TUN=() SYS_RO_TUN=()
+declare -A MIN=() MAX=() WORDS=([classify]="tgid pid cgroup uid")
+for t in "${TUNABLES[@]}"; do
+	if [ "${TUN_KIND[$t]}" = word ]; then
+		WORD_TUN+=("$t") WORDS[$t]=${TUN_WORDS[$t]}
+	else
+		NUMS+=("$t") MIN[$t]=${TUN_MIN[$t]} MAX[$t]=${TUN_MAX[$t]}
+	fi
+	# one that resizes the flow pool is read-only in sysfs
+	if [ "${TUN_KIND[$t]}" = alloc ]; then SYS_RO_TUN+=("$t"); else SYS_TUN+=("$t"); fi
+done
+CFS_RW=(backing power classify "${WORD_TUN[@]}" "${NUMS[@]}")
+SYS_RW=(classify "${SYS_TUN[@]}")
+SYS_RO=(backing "${SYS_RO_TUN[@]}" stats)
 declare -A ST		# the model's state: attribute -> value as read
 
 # --- the byte pool for junk: any byte but NUL, no fork ----------------------
@@ -100,9 +103,11 @@ predict() {
 	local a=$1 v=$2 on=$3 p
 	EXP="" NEWV=${ST[$a]}
 	[ -z "$v" ] && return		# no write(2) at all
+	if [ -n "${WORDS[$a]:-}" ]; then
+		is_word "$v" "${WORDS[$a]}" && NEWV=$WORD || EXP=EINVAL
+		return
+	fi
 	case $a in
-	policy | fairness | classify)
-		is_word "$v" "${WORDS[$a]}" && NEWV=$WORD || EXP=EINVAL ;;
 	power)
 		p=${v#+}
 		parse_u32 "$p"
@@ -170,7 +175,7 @@ check_state() {
 		[ "$v" = "${ST[$a]}" ] || fail "$1: configfs $a reads '$v', model '${ST[$a]}'"
 	done
 	if [ "${ST[power]}" = 1 ]; then
-		for a in "${SYS_RW[@]}" backing max_flows; do
+		for a in "${SYS_RW[@]}" backing "${SYS_RO_TUN[@]}"; do
 			read -r v <"$S/$a" || v=""
 			[ "$v" = "${ST[$a]}" ] || fail "$1: sysfs $a reads '$v', model '${ST[$a]}'"
 		done
@@ -212,7 +217,7 @@ gen() {
 		[ "$a" = buckets ] && VAL=$((1 << (RANDOM % 13)))
 		((RANDOM % 2)) && VAL+=$'\n' ;;
 	4)	# words, as they are and mangled
-		w=(${WORDS[policy]} ${WORDS[fairness]} ${WORDS[classify]})
+		w=(${WORDS[*]})
 		VAL=${w[RANDOM % ${#w[@]}]}
 		case $((RANDOM % 7)) in
 		0) VAL+=$'\n' ;;

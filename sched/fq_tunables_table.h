@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fq_tunables_table.h - every tunable of the core, one entry each.
+ *
+ * This is the only list of tunables.  From it come the core's parsing,
+ * range checks, defaults, set and get (fq_tunables.c) and its name list
+ * (fq_sched_tunables[]), fairq.ko's configfs and sysfs attributes,
+ * fairqctl's fairqtab keys, the tunables table of docs/INTERFACE.md
+ * (make -C sched doc) and the property test's choice of tunable.
+ * Plain preprocessor text: the driver, the host programs and tools/
+ * include it.
+ *
+ * Define FQ_TUNABLE(name, field, kind, min, max, def, unit, words, set,
+ * desc), include this file, undefine it: one expansion per tunable, in
+ * the order of the attributes.  Without FQ_TUNABLE defined it gives only
+ * enum fq_tun_kind.  fq_sched.h makes FQ_TUN_<name>, the index of a
+ * tunable in every table made from the list, and FQ_TUN_COUNT.
+ *
+ *   name   the attribute and fq_sched_set() name, as an identifier
+ *   field  the u32 member of struct fq_sched that holds the value
+ *   kind   FQ_TK_NUMBER: decimal, min..max;
+ *          FQ_TK_WORD: one of @words, kept as its index (min, max unused);
+ *          FQ_TK_ALLOC: a number whose change reallocates the flow pool:
+ *          fq_sched_set() may allocate (fq_sched_set_needs_alloc()) and
+ *          fails with -EBUSY while requests are in flight; fairq.ko
+ *          takes it in configfs while powered off, read-only in sysfs
+ *   def    default (FQ_TK_WORD: the index of the word)
+ *   unit   what a number counts, for the documentation ("" for words)
+ *   words  FQ_TK_WORD: the words in value order, one space apart; else ""
+ *   set    NULL: a valid value is stored as it is; else the function in
+ *          fq_tunables.c that checks what a range cannot (a power of two,
+ *          another tunable) and applies the side effects (rebuilds)
+ *   desc   one line for the documentation
+ *
+ * Adding a tunable: one entry here, the u32 field it names in struct
+ * fq_sched, the code that reads the field, and a set function if storing
+ * the value is not all there is to it (sched/README.md, "Adding a tunable").
+ */
+#ifndef FQ_TUNABLES_KINDS
+#define FQ_TUNABLES_KINDS
+enum fq_tun_kind {
+	FQ_TK_NUMBER,
+	FQ_TK_WORD,
+	FQ_TK_ALLOC,
+};
+#endif
+
+#ifdef FQ_TUNABLE
+FQ_TUNABLE(policy, policy, FQ_TK_WORD, 0, 0, 0, "", "cfq sfq fifo",
+	   fq_set_policy,
+	   "dispatch policy: a queue per flow, hashed buckets, or arrival order; a switch keeps every queued request")
+FQ_TUNABLE(fairness, fairness, FQ_TK_WORD, 0, 0, FQ_FAIR_REQUESTS, "",
+	   "requests bytes", fq_set_rebuild,
+	   "unit of a turn's credit; in bytes the policy is deficit round robin")
+FQ_TUNABLE(quantum, quantum, FQ_TK_NUMBER, 1, 1024, 8, "requests", "", NULL,
+	   "requests per cfq turn at weight 100")
+FQ_TUNABLE(quantum_bytes, quantum_bytes, FQ_TK_NUMBER, 4096, 64u << 20,
+	   512u << 10, "bytes", "", NULL,
+	   "bytes per turn at weight 100 with fairness=bytes (cfq and sfq)")
+FQ_TUNABLE(buckets, buckets, FQ_TK_NUMBER, 1, 65536, 64, "buckets", "",
+	   fq_set_buckets,
+	   "sfq buckets; a power of two, at most max_flows")
+FQ_TUNABLE(perturb_ms, perturb_ms, FQ_TK_NUMBER, 0, 3600000, 5000, "ms", "",
+	   fq_set_perturb,
+	   "sfq re-hash period, 0 = never")
+FQ_TUNABLE(depth, depth, FQ_TK_NUMBER, 1, 4096, 32, "requests", "", NULL,
+	   "requests in flight on the lower device at most")
+FQ_TUNABLE(idle_us, idle_us, FQ_TK_NUMBER, 0, 100000, 0, "us", "", NULL,
+	   "anticipation: a sync flow that has just emptied keeps its turn this long, 0 = off")
+FQ_TUNABLE(idle_grace_ms, grace_ms, FQ_TK_NUMBER, 0, 60000, 200, "ms", "", NULL,
+	   "the IDLE class runs only after this long without other work")
+FQ_TUNABLE(fifo_expire_sync_ms, expire_ms[0], FQ_TK_NUMBER, 1, 60000, 250,
+	   "ms", "", NULL,
+	   "bounded wait of sync requests, counted from when a request is first in its flow's queue")
+FQ_TUNABLE(fifo_expire_async_ms, expire_ms[1], FQ_TK_NUMBER, 1, 60000, 1000,
+	   "ms", "", NULL,
+	   "bounded wait of async requests (the same)")
+FQ_TUNABLE(max_flows, max_flows, FQ_TK_ALLOC, 1, 65536, 4096, "flows", "",
+	   fq_set_max_flows,
+	   "flow pool, at least buckets; beyond it new keys share one overflow flow")
+#endif

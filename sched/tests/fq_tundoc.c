@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_tundoc.c - the tunables table (fq_tunables_table.h) as documentation.
+ *
+ *   fq_tundoc markdown   the table of docs/INTERFACE.md, "Tunables"
+ *   fq_tundoc list       one line per tunable, tab-separated:
+ *                        name kind min max default unit words
+ *                        (kind: number, word or alloc; words: space-separated;
+ *                        an empty unit or words: "-")
+ *
+ * Names, ranges, units and descriptions come from the table itself; the
+ * defaults from a fresh instance (fq_sched_get()), so they are what the
+ * core really starts with.  make -C sched doc rewrites the table in
+ * docs/INTERFACE.md; tests/host/doc-tables.sh fails when it differs.
+ */
+#include <stdio.h>
+#include <string.h>
+#include "fq_sched.h"
+
+struct doc {
+	const char *name, *unit, *words, *desc;
+	enum fq_tun_kind kind;
+	unsigned int min, max;
+};
+
+#define FQ_TUNABLE(_name, _field, _kind, _min, _max, _def, _unit, _words, _set, _desc) \
+	{ #_name, _unit, _words, _desc, _kind, _min, _max },
+static const struct doc docs[FQ_TUN_COUNT] = {
+#include "fq_tunables_table.h"
+};
+#undef FQ_TUNABLE
+
+static const char *const kinds[] = {
+	[FQ_TK_NUMBER] = "number",
+	[FQ_TK_WORD] = "word",
+	[FQ_TK_ALLOC] = "alloc",
+};
+
+/* the words as `a` `b` `c` */
+static void print_words(const char *w)
+{
+	size_t n;
+
+	while (*w) {
+		n = strcspn(w, " ");
+		printf("`%.*s`", (int)n, w);
+		w += n;
+		w += strspn(w, " ");
+		if (*w)
+			putchar(' ');
+	}
+}
+
+static void markdown(const char def[][64])
+{
+	const struct doc *d;
+	int i;
+
+	printf("| name | range | default | unit | meaning |\n");
+	printf("|---|---|---|---|---|\n");
+	for (i = 0; i < FQ_TUN_COUNT; i++) {
+		d = &docs[i];
+		printf("| `%s` | ", d->name);
+		if (d->kind == FQ_TK_WORD) {
+			print_words(d->words);
+			printf(" | `%s` | | %s", def[i], d->desc);
+		} else {
+			printf("%u..%u | %s | %s | %s", d->min, d->max, def[i],
+			       d->unit, d->desc);
+		}
+		if (d->kind == FQ_TK_ALLOC)
+			printf("; resizes the flow pool: set in configfs while powered off (`EBUSY` while powered), read-only in sysfs");
+		printf(" |\n");
+	}
+}
+
+static void list(const char def[][64])
+{
+	const struct doc *d;
+	int i;
+
+	for (i = 0; i < FQ_TUN_COUNT; i++) {
+		d = &docs[i];
+		printf("%s\t%s\t%u\t%u\t%s\t%s\t%s\n", d->name, kinds[d->kind],
+		       d->min, d->max, def[i], *d->unit ? d->unit : "-",
+		       *d->words ? d->words : "-");
+	}
+}
+
+int main(int argc, char **argv)
+{
+	static char def[FQ_TUN_COUNT][64];
+	struct fq_sched *s = fq_sched_create(NULL, 1);
+	int i;
+
+	if (!s)
+		return 1;
+	for (i = 0; i < FQ_TUN_COUNT; i++) {
+		if (strcmp(fq_sched_tunables[i], docs[i].name) ||
+		    fq_sched_get(s, docs[i].name, def[i], sizeof(def[i])) < 0) {
+			fprintf(stderr, "fq_tundoc: %s: no such tunable in the core\n",
+				docs[i].name);
+			return 1;
+		}
+		def[i][strcspn(def[i], "\n")] = '\0';
+	}
+	fq_sched_destroy(s);
+	if (argc == 2 && !strcmp(argv[1], "markdown"))
+		markdown(def);
+	else if (argc == 2 && !strcmp(argv[1], "list"))
+		list(def);
+	else {
+		fprintf(stderr, "usage: fq_tundoc markdown|list\n");
+		return 2;
+	}
+	return 0;
+}
