@@ -114,7 +114,7 @@ if command -v lintian >/dev/null; then
 		ok "lintian -I --pedantic: no tag that is not overridden"
 	else
 		fail "lintian:"
-		echo "$tags" | sed 's/^/    /'
+		printf '%s\n' "$tags" | sed 's/^/    /'
 	fi
 else
 	fail "lintian is not installed (scripts/install-deps)"
@@ -203,10 +203,10 @@ check "/$src: Kbuild and sources equal the tree's" test "$ndiff" = 0
 # must be one of them
 excl=$(bash -c '. "$1"; echo "$BUILD_EXCLUSIVE_KERNEL"' sh "$root/$src/dkms.conf")
 want_yes="6.4.16 6.11.0-1 6.19.1 7.0.0"
-for role in $(awk '!/^#/ && NF { print $1 }' "$top/scripts/kernels"); do
+while read -r role; do
 	want_yes="$want_yes $("$top/scripts/debian-kver" --series "$role").0-1-amd64"
 	want_yes="$want_yes $("$top/scripts/debian-kver" "$role" 2>/dev/null)"
-done
+done < <(awk '!/^#/ && NF { print $1 }' "$top/scripts/kernels")
 bad=""
 for k in $want_yes; do
 	[[ $k =~ $excl ]] || bad="$bad $k(no)"
@@ -226,7 +226,11 @@ for role in default lts; do
 		skip "dkms build for $role: $("$top/scripts/debian-kver" --meta "$role") is not installed (make deps)"
 	fi
 done
-host_dkms_before=$(ls -A /var/lib/dkms 2>/dev/null | tr '\n' ' ')
+# host_dkms: what /var/lib/dkms holds
+host_dkms() {
+	find /var/lib/dkms -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | sort | tr '\n' ' '
+}
+host_dkms_before=$(host_dkms)
 for kver in $kvers; do
 	if [ ! -d "/lib/modules/$kver/build" ]; then
 		skip "$kver: no headers in /lib/modules/$kver/build"
@@ -260,6 +264,6 @@ for kver in $kvers; do
 	echo "     -> $dest/fairq.ko ($(stat -c %s "$dest/fairq.ko") bytes)"
 done
 check "host /var/lib/dkms unchanged (everything stayed in the scratch root)" \
-	test "$(ls -A /var/lib/dkms 2>/dev/null | tr '\n' ' ')" = "$host_dkms_before"
+	test "$(host_dkms)" = "$host_dkms_before"
 
 summary

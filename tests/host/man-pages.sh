@@ -49,7 +49,7 @@ for p in "${pages[@]}"; do
 		ok "$name: no warnings"
 	else
 		fail "$name: warnings:"
-		echo "$w" | sed 's/^/    /'
+		printf '%s\n' "$w" | sed 's/^/    /'
 	fi
 	sec=$(sed -n 's/^\.TH  *[^ ]*  *\([0-9]\).*/\1/p' "$p" | head -n 1)
 	if [ "$sec" = "${name##*.}" ] && grep -q '^\.SH NAME' "$p"; then

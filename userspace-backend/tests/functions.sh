@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # functions.sh - shared setup for the fairq-nbd host tests (sourced by bash).
 #
 # Each test-*.sh is one test (tests/lib.sh with TLIB_CASE=1): it sources
@@ -16,9 +17,11 @@ TLIB_CASE=1
 # shellcheck source=../../tests/lib.sh
 . "$srcdir/../tests/lib.sh"
 server=$srcdir/fairq-nbd
+# shellcheck disable=SC2034 # for the test-*.sh that source this file
 badclient=$here/nbd-badclient
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fairq-nbd-test.XXXXXX")
 sock=$tmp/nbd.sock
+# shellcheck disable=SC2034 # for the test-*.sh that source this file
 disk=$tmp/disk.img
 log=$tmp/server.log
 uri="nbd+unix:///?socket=$sock"
@@ -68,7 +71,11 @@ stop_server()
 	kill -TERM "$pid"
 	rc=0
 	wait "$pid" || rc=$?
-	server_pids=$(echo "$server_pids" | sed "s/ $pid\b//")
+	local p rest=""
+	for p in $server_pids; do
+		[ "$p" = "$pid" ] || rest="$rest $p"
+	done
+	server_pids=$rest
 	[ "$rc" -eq 0 ] || fatal "server exit status=$rc after SIGTERM (want 0)"
 }
 

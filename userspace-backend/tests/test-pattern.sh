@@ -20,7 +20,7 @@ check_bytes()	# offset length byte
 {
 	local got
 	got=$(od -An -v -tx1 -j "$1" -N "$2" "$disk" | tr -s ' \n' '\n' | grep . | sort -u)
-	[ "$got" = "$3" ] || fatal "backing file at $1+$2: bytes '$(echo $got)' (want $3)"
+	[ "$got" = "$3" ] || fatal "backing file at $1+$2: bytes '$got' (want $3)"
 }
 check_bytes 0 512 ab
 check_bytes 513 1000 11
