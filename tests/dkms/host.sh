@@ -1,13 +1,13 @@
 #!/bin/bash
 # tests/dkms/host.sh - the DKMS-built module in the VM (suite "dkms-vm",
 # run with the VM suites by tests/run); host half of the suite, the guest
-# half is tests/dkms/guest.sh.
+# half is tests/dkms/vm-dkms-module.sh.
 #
 # Boots Debian's default kernel with build/dkms/KVER/fairq.ko, the module
 # dkms built from the fairq-dkms package (tests/host/deb-install.sh puts
 # it there; when it is missing this script builds the package and runs
 # the same scratch-root dkms build), loaded through `vm/run --module`, and
-# runs tests/dkms/guest.sh (the loaded module is that file,
+# runs tests/dkms/vm-dkms-module.sh (the loaded module is that file,
 # signed by DKMS's key) and the quick suite against it:
 # tests/vm/010-create.sh and 020-integrity.sh.  vm/run's summary ("N
 # passed, N failed, N skipped") is the suite's; a check here that fails
@@ -41,6 +41,6 @@ if [ "${vm%% *}" != "$kver" ] || [ "$signer" != "DKMS module signing key" ]; the
 fi
 echo "module: $ko (vermagic ${vm%% *}, signed by DKMS's key)"
 
-# tests/dkms/guest.sh: the guest loads that very file
-exec "$top/vm/run" --kver "$kver" --module "$ko" tests/dkms/guest.sh \
+# tests/dkms/vm-dkms-module.sh: the guest loads that very file
+exec "$top/vm/run" --kver "$kver" --module "$ko" tests/dkms/vm-dkms-module.sh \
 	tests/vm/010-create.sh tests/vm/020-integrity.sh
