@@ -22,8 +22,9 @@ KDIR ?= /lib/modules/$(KVER)/build
 # module for Debian's default kernel (the one the tests boot by default).
 KMOD = $(CURDIR)/build/kmod/$(KVER)
 DEFAULT_KVER := $(shell $(CURDIR)/scripts/debian-kver 2>/dev/null)
-# Debian's 6.12 LTS kernel: make check also builds and boots the module on it.
-LTS_KVER := $(shell $(CURDIR)/scripts/debian-kver linux-image-6.12-amd64 2>/dev/null)
+# Debian's 6.12 LTS kernel (scripts/kernels, row lts): make check also
+# builds and boots the module on it.
+LTS_KVER := $(shell $(CURDIR)/scripts/debian-kver lts 2>/dev/null)
 export KVER KDIR
 
 .PHONY: all module module-lts tools nbd deps check check-host check-vm demo soak sparse deb clean \
@@ -102,7 +103,7 @@ check-debug: deps debug-kernel
 check-rt: deps
 	scripts/install-deps --rt
 	$(MAKE) tools nbd
-	k=$$(scripts/debian-kver linux-image-rt-amd64) && \
+	k=$$(scripts/debian-kver rt) && \
 	$(MAKE) module KVER=$$k KDIR=/lib/modules/$$k/build && \
 	vm/run --kver $$k
 

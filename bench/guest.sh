@@ -18,6 +18,7 @@
 #
 # Settings come from /fairq/build/bench/guest.env (written by bench/run);
 # every one has a default below.
+# shellcheck disable=SC2034 # vm/init reads TIMEOUT from this file
 TIMEOUT=3600
 
 set -u
@@ -184,6 +185,7 @@ cfg_up() {
 		echo "/dev/$lower" >"$d/backing" || return 1
 		kv=${cfg#fairq-}
 		set -- "policy=${kv%-rec}" "$@"
+		# shellcheck disable=SC2086 # FAIRQ_REC is a list of KEY=VALUE words
 		case $cfg in *-rec) set -- "$@" $FAIRQ_REC ;; esac
 		for kv in "$@"; do
 			echo "${kv#*=}" >"$d/${kv%%=*}" || { say "fairq: $kv refused"; return 1; }
@@ -268,7 +270,7 @@ snap() {
 	local t _c u n s _i _io irq sirq st r1 r2 r3 r4 w1 w2 w3 _rest
 	t=${EPOCHREALTIME/./}
 	read -r _c u n s _i _io irq sirq st _rest </proc/stat
-	read -r r1 r2 r3 r4 w1 w2 w3 _rest <"/sys/block/$1/stat"
+	read -r r1 _ r3 _ w1 _ w3 _rest <"/sys/block/$1/stat"
 	SNAP="$((10#$t)) $((u + n + s + irq + sirq + st)) $r1 $r3 $w1 $w3"
 }
 
@@ -521,7 +523,7 @@ stuck_report() {
 	[ -r "/sys/block/$FQNAME/fairq/stats" ] && cat "/sys/block/$FQNAME/fairq/stats"
 	for p in /proc/[0-9]*; do
 		read -r st <"$p/stat" 2>/dev/null || continue
-		case $st in *" D "*) echo "# D-state: $st"; cat "$p/stack" 2>/dev/null | head -n 12 ;; esac
+		case $st in *" D "*) echo "# D-state: $st"; head -n 12 "$p/stack" 2>/dev/null ;; esac
 	done 2>/dev/null | head -n 80
 	echo "# ---- end stuck ----"
 }
@@ -561,8 +563,8 @@ measure() {
 	if [ "$wl" = w5 ]; then
 		run_w5 "$out" || rc=$?
 	else
-		# shellcheck disable=SC2046
-		timeout -k 10 "$(fio_limit "$wl")" fio $FIO_COMMON --output-format=$fmt \
+		# shellcheck disable=SC2046,SC2086 # FIO_COMMON and wl_jobs' output are option lists
+		timeout -k 10 "$(fio_limit "$wl")" fio $FIO_COMMON --output-format="$fmt" \
 			--output="$out.fio0" $(wl_jobs "$wl" "$TARGET") >"$out.err" 2>&1 || rc=$?
 	fi
 	[ "$rc" = 124 ] || [ "$rc" = 137 ] && stuck_report "$dev $wl $cfg"
@@ -729,9 +731,9 @@ plan_full() {
 	# The device-bound null_blk: every workload but 5-7.
 	# shellcheck disable=SC2046
 	if nullb_make nbl $(nb_bound_args); then
-		# shellcheck disable=SC2046
+		# shellcheck disable=SC2046,SC2086 # FQ_ALL and fq_cfgs' output are word lists
 		round nullb-lat nbl w1 none mq-deadline bfq kyber dm-linear $(fq_cfgs $FQ_ALL)
-		# shellcheck disable=SC2046
+		# shellcheck disable=SC2046,SC2086 # FQ_ALL and fq_cfgs' output are word lists
 		round nullb-lat nbl w2 none mq-deadline bfq kyber dm-linear \
 			$(fq_cfgs $FQ_ALL fairq-sfq-rec)
 		round nullb-lat nbl w2alone none
@@ -819,7 +821,9 @@ plan_tune() {
 		for i in "${!variants[@]}"; do
 			FAIRQ_REC=${variants[i]}
 			say "variant t$i: $FAIRQ_REC"
+			# shellcheck disable=SC2086 # BENCH_TUNE_CFGS is a list of configurations
 			round "nullb-lat#t$i" nbl "$w" ${BENCH_TUNE_CFGS:-fairq-cfq-rec}
+			# shellcheck disable=SC2086 # the same list
 			round "virtio#t$i" vdc "$w" ${BENCH_TUNE_CFGS:-fairq-cfq-rec}
 		done
 	done

@@ -11,8 +11,8 @@
 #    --unpack stops before the postinst, which would run dkms on the host;
 #  - the postinst's dkms steps by hand (packaging/dkms-scratch-build: dkms
 #    add + dkms build with --sourcetree/--dkmstree in the scratch root)
-#    against Debian's 6.1 headers and, when /lib/modules/<6.12>/build
-#    exists, 6.12's; the .ko's vermagic and DKMS signature are checked and
+#    against the headers of the default and lts kernels of scripts/kernels
+#    (a counted skip for one not installed); the .ko's vermagic and DKMS signature are checked and
 #    the modules are copied to build/dkms/KVER/fairq.ko (the dkms-vm suite
 #    loads the 6.1 one in the VM).  No module is loaded on the host.
 # Ends with "N passed, N failed[, N skipped]".
@@ -20,38 +20,9 @@ set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out="$top/build/deb"
-passed=0
-failed=0
-skipped=0
 scratch=$(mktemp -d /tmp/fairq-deb.XXXXXX)
 trap 'rm -rf "$scratch"' EXIT
-
-ok() {
-	passed=$((passed + 1))
-	echo "ok   $*"
-}
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL $*"
-}
-
-skip() {
-	skipped=$((skipped + 1))
-	echo "skip $*"
-}
-
-check() {	# check DESCRIPTION COMMAND...
-	local what=$1
-	shift
-	if "$@" >/dev/null 2>&1; then ok "$what"; else fail "$what"; fi
-}
-
-finish() {
-	echo "$passed passed, $failed failed, $skipped skipped"
-	[ "$failed" = 0 ]
-	exit
-}
+. "$top/tests/lib.sh"
 
 version=$(cat "$top/VERSION")
 debversion=$(dpkg-parsechangelog -l "$top/packaging/changelog" -S Version)
@@ -65,9 +36,8 @@ if "$top/packaging/build-deb" "$out" >"$scratch/build.log" 2>&1 &&
    [ -f "$dkms_deb" ] && [ -f "$tools_deb" ]; then
 	ok "build-deb: $(basename "$dkms_deb") $(basename "$tools_deb")"
 else
-	fail "build-deb"
 	cat "$scratch/build.log"
-	finish
+	fatal "build-deb"
 fi
 
 field() { dpkg-deb -f "$1" "$2"; }
@@ -144,7 +114,7 @@ if command -v lintian >/dev/null; then
 		ok "lintian -I --pedantic: no tag that is not overridden"
 	else
 		fail "lintian:"
-		echo "$tags" | sed 's/^/    /'
+		printf '%s\n' "$tags" | sed 's/^/    /'
 	fi
 else
 	fail "lintian is not installed (scripts/install-deps)"
@@ -159,9 +129,8 @@ mkdir -p "$admin/info" "$admin/updates"
 if dpkg --root="$root" --log=/dev/null --unpack "$dkms_deb" "$tools_deb" >"$scratch/dpkg.log" 2>&1; then
 	ok "dpkg --root --unpack: both packages"
 else
-	fail "dpkg --root --unpack"
 	cat "$scratch/dpkg.log"
-	finish
+	fatal "dpkg --root --unpack"
 fi
 q() { dpkg-query --admindir="$admin" "$@"; }
 check "dpkg database: both 'install ok unpacked' at $debversion" \
@@ -229,28 +198,39 @@ for f in Kbuild drivers/*.[ch] sched/*.[ch]; do
 done
 check "/$src: Kbuild and sources equal the tree's" test "$ndiff" = 0
 
-# BUILD_EXCLUSIVE_KERNEL: the kernels drivers/fairq_compat.h builds for
-# shellcheck disable=SC1090
+# BUILD_EXCLUSIVE_KERNEL: the kernels drivers/fairq_compat.h builds for;
+# every kernel of scripts/kernels (its series, and the installed version)
+# must be one of them
 excl=$(bash -c '. "$1"; echo "$BUILD_EXCLUSIVE_KERNEL"' sh "$root/$src/dkms.conf")
+want_yes="6.4.16 6.11.0-1 6.19.1 7.0.0"
+while read -r role; do
+	want_yes="$want_yes $("$top/scripts/debian-kver" --series "$role").0-1-amd64"
+	want_yes="$want_yes $("$top/scripts/debian-kver" "$role" 2>/dev/null)"
+done < <(awk '!/^#/ && NF { print $1 }' "$top/scripts/kernels")
 bad=""
-for k in 6.1.0-57-amd64 6.4.16 6.11.0-1 6.12.117+deb12-amd64 6.19.1 7.0.0; do
+for k in $want_yes; do
 	[[ $k =~ $excl ]] || bad="$bad $k(no)"
 done
 for k in 6.0.19 6.5.0 6.6.0-1-amd64 6.10.14 5.10.0-30-amd64; do
 	[[ $k =~ $excl ]] && bad="$bad $k(yes)"
 done
-check "dkms.conf: BUILD_EXCLUSIVE_KERNEL takes 6.1-6.4 and 6.11+ only${bad:+; wrong:$bad}" test -z "$bad"
+check "dkms.conf: BUILD_EXCLUSIVE_KERNEL takes 6.1-6.4, 6.11+ and every kernel of scripts/kernels, nothing else${bad:+; wrong:$bad}" test -z "$bad"
 
 # --- dkms build, as the postinst has dkms do, in the scratch root ----------------
-kvers=$("$top/scripts/debian-kver")
-for d in /lib/modules/6.12*; do
-	[ -d "$d/build" ] && kvers="$kvers $(basename "$d")"
+# the default and lts kernels of scripts/kernels
+kvers=""
+for role in default lts; do
+	if k=$("$top/scripts/debian-kver" "$role" 2>/dev/null); then
+		kvers="$kvers $k"
+	else
+		skip "dkms build for $role: $("$top/scripts/debian-kver" --meta "$role") is not installed (make deps)"
+	fi
 done
-case "$kvers" in
-*" 6.12"*) ;;
-*) skip "6.12: no /lib/modules/6.12*/build (linux-headers-6.12-amd64)" ;;
-esac
-host_dkms_before=$(ls -A /var/lib/dkms 2>/dev/null | tr '\n' ' ')
+# host_dkms: what /var/lib/dkms holds
+host_dkms() {
+	find /var/lib/dkms -mindepth 1 -maxdepth 1 -printf '%f\n' 2>/dev/null | sort | tr '\n' ' '
+}
+host_dkms_before=$(host_dkms)
 for kver in $kvers; do
 	if [ ! -d "/lib/modules/$kver/build" ]; then
 		skip "$kver: no headers in /lib/modules/$kver/build"
@@ -284,6 +264,6 @@ for kver in $kvers; do
 	echo "     -> $dest/fairq.ko ($(stat -c %s "$dest/fairq.ko") bytes)"
 done
 check "host /var/lib/dkms unchanged (everything stayed in the scratch root)" \
-	test "$(ls -A /var/lib/dkms 2>/dev/null | tr '\n' ' ')" = "$host_dkms_before"
+	test "$(host_dkms)" = "$host_dkms_before"
 
-finish
+summary

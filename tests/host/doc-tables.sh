@@ -21,30 +21,18 @@
 # 5. tests/vm/tunablesrc, which the guest tests use to read the table,
 #    reads the same names, kinds, ranges and words as fq_tundoc lists.
 # The checks are first shown to fail on a doctored copy of each input.
-# Ends with "N passed, N failed".
+# Ends with "N passed, N failed, N skipped" (tests/lib.sh).
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
-passed=0
-failed=0
+# shellcheck source=../lib.sh
+. "$top/tests/lib.sh"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 
-ok() {
-	passed=$((passed + 1))
-	echo "ok   $*"
-}
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL $*"
-}
-
 if ! make -s -C "$top/sched" build/fq_tundoc >"$tmp/build.log" 2>&1; then
 	cat "$tmp/build.log"
-	fail "sched/build/fq_tundoc does not build"
-	echo "$passed passed, $failed failed"
-	exit 1
+	fatal "sched/build/fq_tundoc does not build"
 fi
 tundoc=$top/sched/build/fq_tundoc
 "$tundoc" list >"$tmp/list" && "$tundoc" markdown >"$tmp/markdown"
@@ -242,10 +230,10 @@ sed 's/^\(FQ_TUNABLE(depth, depth, FQ_TK_NUMBER, 1, \)4096/\14095/' \
 	"$top/sched/fq_tunables_table.h" >"$tmp/t.h"
 for c in "check_interface $tmp/i.md" "check_fairq4 $tmp/f.4" \
 	 "check_fairqtab5 $tmp/t.5" "check_markdown $tmp/r.md" "check_vm_reader $tmp/t.h"; do
-	before=$failed before_ok=$passed
+	before=$TLIB_FAILED before_ok=$TLIB_PASSED
 	$c "doctored" >"$tmp/self" 2>&1
-	caught=$((failed - before))
-	failed=$before passed=$before_ok
+	caught=$((TLIB_FAILED - before))
+	TLIB_FAILED=$before TLIB_PASSED=$before_ok
 	if [ "$caught" -gt 0 ]; then
 		ok "checker ${c%% *} catches a doctored copy"
 	else
@@ -264,5 +252,4 @@ while read -r md; do
 	check_markdown "$top/$md" "$md"
 done < <(cd "$top" && { git ls-files '*.md' 2>/dev/null || find . -name '*.md' -printf '%P\n'; })
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary

@@ -12,25 +12,14 @@
 #    tools/fairqctl.c, fairq-nbd(8) every long option of
 #    userspace-backend/main.c.
 # The checker is first shown to catch a page that does warn.
-# Ends with "N passed, N failed".
+# Ends with "N passed, N failed, N skipped" (tests/lib.sh).
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
 man="$top/man"
-passed=0
-failed=0
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-
-ok() {
-	passed=$((passed + 1))
-	echo "ok   $*"
-}
-
-fail() {
-	failed=$((failed + 1))
-	echo "FAIL $*"
-}
+. "$top/tests/lib.sh"
 
 # Every warning either formatter prints for PAGE, on stdout.
 page_warnings() {
@@ -61,7 +50,7 @@ for p in "${pages[@]}"; do
 		ok "$name: no warnings"
 	else
 		fail "$name: warnings:"
-		echo "$w" | sed 's/^/    /'
+		printf '%s\n' "$w" | sed 's/^/    /'
 	fi
 	sec=$(sed -n 's/^\.TH  *[^ ]*  *\([0-9]\).*/\1/p' "$p" | head -n 1)
 	if [ "$sec" = "${name##*.}" ] && grep -q '^\.SH NAME' "$p"; then
@@ -158,5 +147,4 @@ if [ -f "$man/fairqctl.8" ]; then
 	done
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" = 0 ]
+summary

@@ -13,11 +13,7 @@ kmod=$top/build/kmod/$kver
 "$top/scripts/kmod-tree" "$kmod"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-passed=0
-failed=0
-
-ok() { echo "ok $1"; passed=$((passed + 1)); }
-not_ok() { echo "not ok $1: $2"; failed=$((failed + 1)); }
+. "$top/tests/lib.sh"
 
 # Warnings are lines "file:line:col: warning: ..." from our sources, or
 # modpost's "WARNING:" lines.
@@ -28,10 +24,10 @@ warnings() {
 check_w1() {
 	make -s -C "$kdir" M="$kmod" clean >/dev/null 2>&1
 	if ! make -C "$kdir" M="$kmod" W=1 modules >"$tmp/w1.log" 2>&1; then
-		not_ok w1-build "build failed"; tail -n 30 "$tmp/w1.log"; return
+		fail "w1-build: build failed"; tail -n 30 "$tmp/w1.log"; return
 	fi
 	if [ -n "$(warnings "$tmp/w1.log")" ]; then
-		not_ok w1-clean "warnings:"; warnings "$tmp/w1.log"
+		fail "w1-clean: warnings:"; warnings "$tmp/w1.log"
 	else
 		ok w1-clean
 	fi
@@ -39,12 +35,12 @@ check_w1() {
 
 check_sparse() {
 	if ! command -v sparse >/dev/null; then
-		not_ok sparse-clean "sparse not installed (make deps)"; return
+		skip "sparse-clean: sparse is not installed (scripts/install-deps)"; return
 	fi
 	make -C "$kdir" M="$kmod" C=2 modules >"$tmp/sparse.log" 2>&1
 	# sparse prints "file:line:col: warning|error: ..." for our files
 	if grep -E "^([^ :]*/)?(drivers|sched)/[^ :]*:[0-9]+:[0-9]+: (warning|error):" "$tmp/sparse.log"; then
-		not_ok sparse-clean "sparse reports above"
+		fail "sparse-clean: sparse reports above"
 	else
 		ok sparse-clean
 	fi
@@ -56,7 +52,7 @@ check_vermagic() {
 	if [ "$vm" = "$kver" ]; then
 		ok "vermagic-$kver"
 	else
-		not_ok vermagic "fairq.ko vermagic '$vm', expected '$kver'"
+		fail "vermagic: fairq.ko vermagic '$vm', expected '$kver'"
 	fi
 }
 
@@ -64,22 +60,21 @@ check_checkpatch() {
 	if "$top/scripts/checkpatch" >"$tmp/checkpatch.log" 2>&1; then
 		ok checkpatch-clean
 	else
-		not_ok checkpatch-clean "checkpatch.pl reports:"; cat "$tmp/checkpatch.log"
+		fail "checkpatch-clean: checkpatch.pl reports:"; cat "$tmp/checkpatch.log"
 	fi
 }
 
 main() {
 	echo "kernel $kver, headers $kdir"
 	if [ ! -d "$kdir" ]; then
-		not_ok headers "no headers at $kdir (make deps)"
+		fail "headers: no headers at $kdir (make deps)"
 	else
 		check_w1
 		check_sparse
 		check_vermagic
 	fi
 	check_checkpatch
-	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ]
+	summary
 }
 
 main "$@"

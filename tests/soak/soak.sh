@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Soak (issue 7, fault 7), kept out of `make check`: `make soak` (SOAK_MIN,
+# Soak (fault test 7 of 7), kept out of `make check`: `make soak` (SOAK_MIN,
 # default 30) or
 #   vm/run --append fairq.soak_min=N --test-timeout $((N * 60 + 300)) tests/soak/soak.sh
 # For SOAK_MIN minutes:
@@ -19,7 +19,9 @@
 # from one) hold no more objects than before the soak (after a shrink;
 # a small slack for per-CPU slabs).
 DESCRIPTION="soak: ext4 + raw fio verify, policy switches, a power cycle a minute"
+# shellcheck source=../vm/rc
 . /fairq/tests/vm/rc
+# shellcheck source=../vm/faultrc
 . /fairq/tests/vm/faultrc
 
 MIN=$(sed -n 's/.*fairq\.soak_min=\([0-9]*\).*/\1/p' /proc/cmdline)
@@ -28,10 +30,6 @@ SECS=$((MIN * 60))
 MNT=/tmp/soak-mnt
 CFS=$FAIRQ_CONFIGFS
 SLACK=512
-
-bio_caches() {
-	ls /sys/kernel/slab 2>/dev/null | grep '^bio-'
-}
 
 bio_objs() {
 	local c
@@ -74,7 +72,7 @@ fio_ext4() {
 # raw_cycle N: one minute (or what is left) of verified writes on fairq1
 raw_cycle() {
 	local t=$1
-	fio --output-format=json --output=raw.$2.json --filename=/dev/fairq1 \
+	fio --output-format=json --output=raw."$2".json --filename=/dev/fairq1 \
 		--direct=1 --ioengine=libaio --time_based --runtime="$t" \
 		--verify=crc32c --verify_backlog=128 --verify_fatal=1 \
 		--name=r4k --rw=randwrite --bs=4k --iodepth=16 --offset=8M --size=64M \
@@ -90,11 +88,11 @@ main() {
 	base0=$(bio_objs)
 	fairq_create fairq0 /dev/vdb
 	fairq_create fairq1 /dev/vdc
-	mkfs.ext4 -q -F /dev/fairq0 || fail "mkfs.ext4"
+	mkfs.ext4 -q -F /dev/fairq0 || fatal "mkfs.ext4"
 	mkdir -p $MNT
-	mount /dev/fairq0 $MNT || fail "mount"
+	mount /dev/fairq0 $MNT || fatal "mount"
 	dd if=/dev/urandom of=keep bs=1M count=4 status=none
-	dd if=keep of=/dev/fairq1 bs=1M oflag=direct status=none || fail "keep region"
+	dd if=keep of=/dev/fairq1 bs=1M oflag=direct status=none || fatal "keep region"
 	rm -f stop
 	switcher &
 	sw=$!
@@ -106,32 +104,32 @@ main() {
 		((left > 5)) || break
 		((left > 60)) && left=60
 		cycle=$((cycle + 1))
-		raw_cycle "$left" "$cycle" || fail "raw fio cycle $cycle failed: $(tail -c 300 raw.err)"
+		raw_cycle "$left" "$cycle" || fatal "raw fio cycle $cycle failed: $(tail -c 300 raw.err)"
 		e=$(fio_errs raw.$cycle.json)
-		[ "$e" = 0 ] || fail "raw cycle $cycle: $e errors"
+		[ "$e" = 0 ] || fatal "raw cycle $cycle: $e errors"
 		wait_idle fairq1 30
-		echo 0 >$CFS/fairq1/power || fail "power=0 of fairq1 (cycle $cycle)"
-		echo 1 >$CFS/fairq1/power || fail "power=1 of fairq1 (cycle $cycle)"
-		wait_for_file /dev/fairq1 || fail "/dev/fairq1 back"
+		echo 0 >"$CFS"/fairq1/power || fatal "power=0 of fairq1 (cycle $cycle)"
+		echo 1 >"$CFS"/fairq1/power || fatal "power=1 of fairq1 (cycle $cycle)"
+		wait_for_file /dev/fairq1 || fatal "/dev/fairq1 back"
 		[ "$(region_sha /dev/fairq1 0 4096)" = "$(file_sha keep)" ] ||
-			fail "fairq1's kept region changed after power cycle $cycle"
+			fatal "fairq1's kept region changed after power cycle $cycle"
 		log "cycle $cycle: raw verify clean, fairq1 power-cycled, kept region intact"
 	done
 	wait $ext_pid
 	rc=$?
 	touch stop
 	wait $sw
-	[ $rc = 0 ] || fail "ext4 fio verify failed (rc $rc): $(tail -c 300 ext4.err)"
-	[ "$(fio_errs ext4.json)" = 0 ] || fail "ext4 fio counted errors"
-	umount $MNT || fail "umount"
-	e2fsck -fn /dev/fairq0 >fsck.out 2>&1 || fail "e2fsck -fn: $(tail -n 5 fsck.out)"
+	[ $rc = 0 ] || fatal "ext4 fio verify failed (rc $rc): $(tail -c 300 ext4.err)"
+	[ "$(fio_errs ext4.json)" = 0 ] || fatal "ext4 fio counted errors"
+	umount $MNT || fatal "umount"
+	e2fsck -fn /dev/fairq0 >fsck.out 2>&1 || fatal "e2fsck -fn: $(tail -n 5 fsck.out)"
 	log "ext4: $(fio_ios ext4.json write) writes verified; e2fsck -fn clean; $(cat switches) policy rounds"
 	log "fairq0 stats: $(tr '\n' ' ' </sys/block/fairq0/fairq/stats | cut -c1-400)"
 	fairq_destroy fairq0
 	fairq_destroy fairq1
 	base1=$(bio_objs)
 	log "bio slab objects: $base0 before, $base1 after destroy"
-	((base1 <= base0 + SLACK)) || fail "bio slab objects $base0 -> $base1 after destroy"
+	((base1 <= base0 + SLACK)) || fatal "bio slab objects $base0 -> $base1 after destroy"
 	unload_fairq
 	log "soak of $MIN min passed: $cycle power cycles"
 }

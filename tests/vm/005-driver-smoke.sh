@@ -7,18 +7,14 @@
 # null_blk; stats counted it; sysfs tunables switch; rmmod is refused
 # while a configfs entry exists and works once it is gone.
 DESCRIPTION="driver smoke: configfs, data through fairq0, stats, rmmod refusal"
-QUICK=1
 TIMEOUT=300
 
-. "$(dirname "$0")/rc"
+# shellcheck source=rc
+. /fairq/tests/vm/rc
 
 NB=nullb_s
 FQ=fairq0
 SYS=/sys/block/$FQ/fairq
-
-stat_of() {
-	awk -v k="$1" '$1 == k { print $2 }' "$SYS/stats"
-}
 
 test_create() {
 	null_blk_create $NB memory_backed=1 size=256 blocksize=512
@@ -26,10 +22,10 @@ test_create() {
 	load_fairq
 	fairq_create $FQ /dev/$NB depth=8
 	cleanup_push fairq_destroy $FQ
-	[ "$(dev_size_mb /dev/$FQ)" = 256 ] || fail "$FQ is $(dev_size_mb /dev/$FQ) MiB, want 256"
-	[ -d "$SYS" ] || fail "$SYS missing"
-	[ "$(cat $SYS/depth)" = 8 ] || fail "depth not 8 in sysfs"
-	[ "$(cat $SYS/backing)" = /dev/$NB ] || fail "sysfs backing is '$(cat $SYS/backing)'"
+	[ "$(dev_size_mb /dev/$FQ)" = 256 ] || fatal "$FQ is $(dev_size_mb /dev/$FQ) MiB, want 256"
+	[ -d "$SYS" ] || fatal "$SYS missing"
+	[ "$(cat $SYS/depth)" = 8 ] || fatal "depth not 8 in sysfs"
+	[ "$(cat $SYS/backing)" = /dev/$NB ] || fatal "sysfs backing is '$(cat $SYS/backing)'"
 	log "$FQ: $(dev_size_mb /dev/$FQ) MiB over /dev/$NB"
 }
 
@@ -39,27 +35,27 @@ test_data() {
 	dd if=/dev/urandom of=pattern bs=1M count=32 status=none
 	want=$(sha256sum <pattern | cut -d' ' -f1)
 	dd if=pattern of=/dev/$FQ bs=256k seek=12 oflag=direct status=none ||
-		fail "write through $FQ failed"
+		fatal "write through $FQ failed"
 	dd if=/dev/zero of=/dev/$FQ bs=4k count=1 oflag=direct,dsync status=none ||
-		fail "dsync write through $FQ failed"
+		fatal "dsync write through $FQ failed"
 	sync
 	got=$(dd if=/dev/$FQ bs=64k skip=48 count=512 iflag=direct status=none |
 		sha256sum | cut -d' ' -f1)
-	[ "$got" = "$want" ] || fail "$FQ read back $got, wrote $want"
+	[ "$got" = "$want" ] || fatal "$FQ read back $got, wrote $want"
 	got=$(dd if=/dev/$FQ bs=1M skip=3 count=32 status=none | sha256sum | cut -d' ' -f1)
-	[ "$got" = "$want" ] || fail "$FQ buffered read back $got, wrote $want"
+	[ "$got" = "$want" ] || fatal "$FQ buffered read back $got, wrote $want"
 	log "32 MiB round-trip through $FQ"
 }
 
 test_stats() {
 	local n
-	n=$(stat_of enq_reqs)
-	[ -n "$n" ] && [ "$n" -gt 0 ] || fail "stats enq_reqs is '$n'"
-	[ "$(stat_of queued)" = 0 ] || fail "stats queued is $(stat_of queued) when idle"
-	[ "$(stat_of inflight)" = 0 ] || fail "stats inflight is $(stat_of inflight) when idle"
-	[ "$(stat_of done_reqs)" = "$(stat_of disp_reqs)" ] || fail "done_reqs != disp_reqs"
-	[ "$(stat_of errors)" = 0 ] || fail "stats errors $(stat_of errors)"
-	log "stats: enq_reqs $n, passthrough $(stat_of passthrough_reqs)"
+	n=$(stat_field $FQ enq_reqs)
+	[ -n "$n" ] && [ "$n" -gt 0 ] || fatal "stats enq_reqs is '$n'"
+	[ "$(stat_field $FQ queued)" = 0 ] || fatal "stats queued is $(stat_field $FQ queued) when idle"
+	[ "$(stat_field $FQ inflight)" = 0 ] || fatal "stats inflight is $(stat_field $FQ inflight) when idle"
+	[ "$(stat_field $FQ done_reqs)" = "$(stat_field $FQ disp_reqs)" ] || fatal "done_reqs != disp_reqs"
+	[ "$(stat_field $FQ errors)" = 0 ] || fatal "stats errors $(stat_field $FQ errors)"
+	log "stats: enq_reqs $n, passthrough $(stat_field $FQ passthrough_reqs)"
 }
 
 # Flows exist only while they have work: sample stats under a reader.
@@ -77,7 +73,7 @@ test_flow_lines() {
 	cat "$SYS/stats"
 	kill $pid 2>/dev/null
 	wait $pid 2>/dev/null
-	[ $seen = 1 ] || fail "no flow line for reader pid $pid in stats"
+	[ $seen = 1 ] || fatal "no flow line for reader pid $pid in stats"
 	log "flow line for the reader seen"
 }
 
@@ -87,17 +83,17 @@ test_switch() {
 	dd if=/dev/$FQ of=/dev/null bs=64k iflag=direct status=none &
 	pid=$!
 	for p in sfq fifo cfq sfq cfq; do
-		echo $p >$SYS/policy || fail "policy=$p refused"
-		echo $((RANDOM % 16 + 1)) >$SYS/depth || fail "depth refused"
+		echo $p >$SYS/policy || fatal "policy=$p refused"
+		echo $((RANDOM % 16 + 1)) >$SYS/depth || fatal "depth refused"
 		sleep 0.2
 	done
-	wait $pid || fail "reader through $FQ failed during switches"
-	[ "$(cat $SYS/policy)" = cfq ] || fail "policy reads '$(cat $SYS/policy)'"
+	wait $pid || fatal "reader through $FQ failed during switches"
+	[ "$(cat $SYS/policy)" = cfq ] || fatal "policy reads '$(cat $SYS/policy)'"
 	expect_errno EINVAL "echo bogus > $SYS/policy"
 	expect_errno ERANGE "echo 0 > $SYS/depth"
 	expect_errno EINVAL "echo 4x > $SYS/depth"
 	got=$(cat $SYS/depth)
-	[ "$got" -ge 1 ] || fail "depth changed by a failed write: $got"
+	[ "$got" -ge 1 ] || fatal "depth changed by a failed write: $got"
 	log "policy/depth switches under I/O ok"
 }
 
@@ -108,13 +104,13 @@ test_power_off_rules() {
 	exec 9<&-
 	expect_errno EBUSY "echo 64 > $FAIRQ_CONFIGFS/$FQ/max_flows"
 	expect_errno EBUSY "echo /dev/$NB > $FAIRQ_CONFIGFS/$FQ/backing"
-	echo 0 >$FAIRQ_CONFIGFS/$FQ/power || fail "power=0 refused"
-	wait_for_gone /dev/$FQ || fail "/dev/$FQ still there after power=0"
+	echo 0 >"$FAIRQ_CONFIGFS"/$FQ/power || fatal "power=0 refused"
+	wait_for_gone /dev/$FQ || fatal "/dev/$FQ still there after power=0"
 	want=$(sha256sum <pattern | cut -d' ' -f1)
 	got=$(dd if=/dev/$NB bs=1M skip=3 count=32 iflag=direct status=none |
 		sha256sum | cut -d' ' -f1)
-	[ "$got" = "$want" ] || fail "$NB holds $got, wrote $want through $FQ"
-	echo 128 >$FAIRQ_CONFIGFS/$FQ/max_flows || fail "max_flows refused while off"
+	[ "$got" = "$want" ] || fatal "$NB holds $got, wrote $want through $FQ"
+	echo 128 >"$FAIRQ_CONFIGFS"/$FQ/max_flows || fatal "max_flows refused while off"
 	log "power-off rules ok, data on $NB"
 }
 
@@ -126,17 +122,17 @@ test_passthrough() {
 	for a in logical_block_size physical_block_size max_hw_sectors_kb \
 		 discard_max_bytes write_cache rotational; do
 		[ "$(cat $q/$a)" = "$(cat $l/$a)" ] ||
-			fail "fqs2 $a is '$(cat $q/$a)', vdb has '$(cat $l/$a)'"
+			fatal "fqs2 $a is '$(cat $q/$a)', vdb has '$(cat $l/$a)'"
 	done
 	p0=$(awk '$1 == "passthrough_reqs" { print $2 }' /sys/block/fqs2/fairq/stats)
 	dd if=/dev/urandom of=/dev/fqs2 bs=4k count=16 oflag=direct conv=fsync status=none ||
-		fail "write+fsync through fqs2 failed"
+		fatal "write+fsync through fqs2 failed"
 	if [ "$(cat $q/discard_max_bytes)" != 0 ]; then
-		blkdiscard -o 1048576 -l 1048576 /dev/fqs2 || fail "blkdiscard on fqs2 failed"
+		blkdiscard -o 1048576 -l 1048576 /dev/fqs2 || fatal "blkdiscard on fqs2 failed"
 	fi
 	p1=$(awk '$1 == "passthrough_reqs" { print $2 }' /sys/block/fqs2/fairq/stats)
 	if [ "$(cat $q/write_cache)" = "write back" ] || [ "$(cat $q/discard_max_bytes)" != 0 ]; then
-		[ "$p1" -gt "$p0" ] || fail "passthrough_reqs stayed at $p0 after fsync/discard"
+		[ "$p1" -gt "$p0" ] || fatal "passthrough_reqs stayed at $p0 after fsync/discard"
 	fi
 	log "fqs2 limits match vdb; passthrough_reqs $p0 -> $p1"
 }
@@ -161,10 +157,10 @@ flow_key_seen() {
 test_classify() {
 	local key cg=/sys/fs/cgroup
 	SYS2=/sys/block/fqs2/fairq
-	echo pid >$SYS2/classify || fail "classify=pid refused"
+	echo pid >$SYS2/classify || fatal "classify=pid refused"
 	key=$(flow_key_seen dd if=/dev/fqs2 of=/dev/null bs=4k iflag=direct status=none)
-	[ -n "$key" ] && [ "$key" != 0 ] || fail "classify=pid: flow key '$key'"
-	echo uid >$SYS2/classify || fail "classify=uid refused"
+	[ -n "$key" ] && [ "$key" != 0 ] || fatal "classify=pid: flow key '$key'"
+	echo uid >$SYS2/classify || fatal "classify=uid refused"
 	# util-linux setpriv only (busybox's cannot change uid)
 	if setpriv --help 2>&1 | grep -q -- --reuid; then
 		# dd opens the device as uid 4321
@@ -172,11 +168,11 @@ test_classify() {
 		key=$(flow_key_seen setpriv --reuid=4321 --regid=4321 --clear-groups \
 			dd if=/dev/fqs2 of=/dev/null bs=4k iflag=direct status=none)
 		chmod 0660 /dev/fqs2
-		[ "$key" = 4321 ] || fail "classify=uid: flow key '$key', want 4321"
+		[ "$key" = 4321 ] || fatal "classify=uid: flow key '$key', want 4321"
 	fi
 	key=$(flow_key_seen dd if=/dev/fqs2 of=/dev/null bs=4k iflag=direct status=none)
-	[ "$key" = 0 ] || fail "classify=uid as root: flow key $key, want 0"
-	echo cgroup >$SYS2/classify || fail "classify=cgroup refused"
+	[ "$key" = 0 ] || fatal "classify=uid as root: flow key $key, want 0"
+	echo cgroup >$SYS2/classify || fatal "classify=cgroup refused"
 	if [ ! -e $cg/cgroup.controllers ]; then
 		mount -t cgroup2 none $cg 2>/dev/null || true
 	fi
@@ -186,7 +182,7 @@ test_classify() {
 		key=$(flow_key_seen sh -c "echo \$\$ > $cg/fq005/cgroup.procs &&
 			exec dd if=/dev/fqs2 of=/dev/null bs=4k iflag=direct status=none")
 		[ "$key" = "$(stat -c %i $cg/fq005)" ] ||
-			fail "classify=cgroup: flow key $key, cgroup id $(stat -c %i $cg/fq005)"
+			fatal "classify=cgroup: flow key $key, cgroup id $(stat -c %i $cg/fq005)"
 		rmdir $cg/fq005
 		log "classify pid/uid/cgroup keys ok (cgroup id $key)"
 	else
@@ -204,13 +200,13 @@ test_errors() {
 		{ log "null_blk has no badblocks: error test skipped"; return 0; }
 	fairq_create fqe /dev/nullb_e
 	dd if=/dev/fqe of=/dev/null bs=4k count=256 iflag=direct status=none ||
-		fail "read of good sectors through fqe failed"
+		fatal "read of good sectors through fqe failed"
 	if dd if=/dev/fqe of=/dev/null bs=4k skip=256 count=1 iflag=direct status=none 2>/dev/null; then
-		fail "read of a bad block through fqe succeeded"
+		fatal "read of a bad block through fqe succeeded"
 	fi
 	e=$(awk '$1 == "errors" { print $2 }' $s/stats)
-	[ "$e" -gt 0 ] || fail "stats errors is $e after a failed read"
-	[ "$(awk '$1 == "inflight" { print $2 }' $s/stats)" = 0 ] || fail "inflight after error"
+	[ "$e" -gt 0 ] || fatal "stats errors is $e after a failed read"
+	[ "$(awk '$1 == "inflight" { print $2 }' $s/stats)" = 0 ] || fatal "inflight after error"
 	fairq_destroy fqe
 	null_blk_destroy nullb_e
 	log "lower I/O error: EIO to the reader, errors $e in stats"
@@ -219,15 +215,15 @@ test_errors() {
 # An entry named like an existing disk cannot power on; nothing changes.
 test_name_clash() {
 	local d=$FAIRQ_CONFIGFS/vdc
-	mkdir $d || fail "mkdir $d failed"
-	echo /dev/$NB >$d/backing || fail "backing for vdc refused"
+	mkdir "$d" || fatal "mkdir $d failed"
+	echo /dev/$NB >"$d"/backing || fatal "backing for vdc refused"
 	expect_errno EEXIST "echo 1 > $d/power"
-	[ "$(cat $d/power)" = 0 ] || fail "vdc entry powered on"
-	[ -b /dev/vdc ] || fail "/dev/vdc gone"
+	[ "$(cat "$d"/power)" = 0 ] || fatal "vdc entry powered on"
+	[ -b /dev/vdc ] || fatal "/dev/vdc gone"
 	# the lower device was released again: another claim works
 	exec 8</dev/$NB
 	exec 8<&-
-	rmdir $d || fail "rmdir $d failed"
+	rmdir "$d" || fatal "rmdir $d failed"
 	log "name clash with /dev/vdc refused with EEXIST"
 }
 
@@ -237,20 +233,20 @@ test_name_clash() {
 test_timers() {
 	local s=/sys/block/fqs2/fairq c=$FAIRQ_CONFIGFS/fqs2 p1 p2 t0 t1
 	require_cmd ionice
-	echo 2000 >$s/idle_us && echo 50 >$s/idle_grace_ms || fail "idle tunables refused"
+	echo 2000 >$s/idle_us && echo 50 >$s/idle_grace_ms || fatal "idle tunables refused"
 	ionice -c3 dd if=/dev/fqs2 of=/dev/null bs=4k count=1000 iflag=direct status=none &
 	p1=$!
 	dd if=/dev/fqs2 of=/dev/null bs=4k count=1000 skip=5000 iflag=direct status=none &
 	p2=$!
-	wait $p1 || fail "idle-class reader failed"
-	wait $p2 || fail "best-effort reader failed"
-	echo sfq >$s/policy && echo 20 >$s/perturb_ms || fail "sfq tunables refused"
+	wait $p1 || fatal "idle-class reader failed"
+	wait $p2 || fatal "best-effort reader failed"
+	echo sfq >$s/policy && echo 20 >$s/perturb_ms || fatal "sfq tunables refused"
 	dd if=/dev/fqs2 of=/dev/null bs=4k count=2000 iflag=direct status=none ||
-		fail "reader under sfq failed"
+		fatal "reader under sfq failed"
 	[ "$(awk '$1 == "perturbations" { print $2 }' $s/stats)" -gt 0 ] ||
-		fail "no sfq perturbation counted"
+		fatal "no sfq perturbation counted"
 	echo cfq >$s/policy && echo 0 >$s/idle_us && echo 60000 >$s/idle_grace_ms ||
-		fail "cfq tunables refused"
+		fatal "cfq tunables refused"
 	dd if=/dev/fqs2 of=/dev/null bs=4k iflag=direct status=none 2>/dev/null &
 	p2=$!
 	sleep 0.5
@@ -259,26 +255,26 @@ test_timers() {
 	sleep 1
 	log "before rmdir: queued $(awk '$1 == "queued" { print $2 }' $s/stats)"
 	t0=$(date +%s)
-	rmdir $c || fail "rmdir fqs2 under I/O failed"
+	rmdir "$c" || fatal "rmdir fqs2 under I/O failed"
 	t1=$(date +%s)
 	kill $p1 $p2 2>/dev/null
 	wait $p1 $p2 2>/dev/null
-	[ $((t1 - t0)) -le 10 ] || fail "rmdir under I/O took $((t1 - t0)) s"
-	[ ! -e /sys/block/fqs2 ] || fail "fqs2 still registered after rmdir"
+	[ $((t1 - t0)) -le 10 ] || fatal "rmdir under I/O took $((t1 - t0)) s"
+	[ ! -e /sys/block/fqs2 ] || fatal "fqs2 still registered after rmdir"
 	log "timer paths ok; rmdir with queued idle-class I/O took $((t1 - t0)) s"
 }
 
 test_rmmod() {
 	local out
 	if out=$(rmmod fairq 2>&1); then
-		fail "rmmod fairq succeeded while $FAIRQ_CONFIGFS/$FQ exists"
+		fatal "rmmod fairq succeeded while $FAIRQ_CONFIGFS/$FQ exists"
 	fi
 	log "rmmod with an entry: $out"
-	[ "$(cat /sys/module/fairq/refcnt)" -gt 0 ] || fail "no module reference with an entry"
-	[ -d /sys/module/fairq ] || fail "fairq unloaded"
+	[ "$(cat /sys/module/fairq/refcnt)" -gt 0 ] || fatal "no module reference with an entry"
+	[ -d /sys/module/fairq ] || fatal "fairq unloaded"
 	fairq_destroy $FQ
 	unload_fairq
-	[ ! -d /sys/module/fairq ] || fail "fairq still loaded"
+	[ ! -d /sys/module/fairq ] || fatal "fairq still loaded"
 	log "rmmod refused with an entry, works without"
 }
 

@@ -6,6 +6,7 @@
 # on the lower device afterwards; power=0 must remove /dev/NAME.
 DESCRIPTION="create/destroy over virtio, null_blk, nbd; limits match"
 TIMEOUT=600
+# shellcheck source=rc
 . /fairq/tests/vm/rc
 
 LIMITS="size queue/logical_block_size queue/physical_block_size
@@ -21,9 +22,9 @@ compare_limits() {
 		[ -e "/sys/block/$lower/$attr" ] || continue
 		a=$(cat "/sys/block/$lower/$attr")
 		b=$(cat "/sys/block/$upper/$attr")
-		[ "$a" = "$b" ] || fail "$upper/$attr is '$b', lower $lower has '$a'"
+		[ "$a" = "$b" ] || fatal "$upper/$attr is '$b', lower $lower has '$a'"
 	done
-	echo "$upper over $lower: limits match ($(cat /sys/block/$upper/size) sectors)"
+	echo "$upper over $lower: limits match ($(cat /sys/block/"$upper"/size) sectors)"
 }
 
 # round_trip LOWER: write 4 MiB of pattern through fairq0 at 1 MiB, read
@@ -33,13 +34,13 @@ round_trip() {
 	dd if=/dev/urandom of=/tmp/pattern bs=1M count=4 status=none
 	want=$(sha256sum </tmp/pattern | cut -d' ' -f1)
 	dd if=/tmp/pattern of=/dev/fairq0 bs=1M seek=1 oflag=direct status=none ||
-		fail "write through fairq0 over $lower failed"
+		fatal "write through fairq0 over $lower failed"
 	got=$(dd if=/dev/fairq0 bs=1M skip=1 count=4 iflag=direct status=none | sha256sum | cut -d' ' -f1)
-	[ "$got" = "$want" ] || fail "fairq0 over $lower: read back $got, wrote $want"
+	[ "$got" = "$want" ] || fatal "fairq0 over $lower: read back $got, wrote $want"
 	fairq_destroy fairq0
-	[ ! -e /dev/fairq0 ] || fail "/dev/fairq0 still exists after power=0"
+	[ ! -e /dev/fairq0 ] || fatal "/dev/fairq0 still exists after power=0"
 	got=$(dd if="/dev/$lower" bs=1M skip=1 count=4 iflag=direct status=none | sha256sum | cut -d' ' -f1)
-	[ "$got" = "$want" ] || fail "$lower after destroy: $got, wrote $want"
+	[ "$got" = "$want" ] || fatal "$lower after destroy: $got, wrote $want"
 	echo "$lower: 4 MiB pattern round-trips through fairq0"
 }
 
@@ -54,49 +55,17 @@ test_null_blk() {
 	fairq_create fairq0 /dev/nullb1 policy=sfq
 	compare_limits nullb1 fairq0
 	[ "$(cat /sys/block/fairq0/queue/logical_block_size)" = 4096 ] ||
-		fail "fairq0 over a 4 KiB null_blk has logical block size $(cat /sys/block/fairq0/queue/logical_block_size)"
+		fatal "fairq0 over a 4 KiB null_blk has logical block size $(cat /sys/block/fairq0/queue/logical_block_size)"
 	round_trip nullb1
 	null_blk_destroy nullb1
 }
 
-start_nbd_server() {
-	truncate -s 256M /tmp/010-nbd.img
-	ip link set lo up 2>/dev/null || true
-	if command -v fairq-nbd >/dev/null; then
-		fairq-nbd --unix /tmp/010-nbd.sock /tmp/010-nbd.img >/tmp/010-nbd.log 2>&1 &
-		NBD_PID=$!
-		wait_for test -S /tmp/010-nbd.sock
-		nbd-client -unix /tmp/010-nbd.sock /dev/nbd0 -N "" -b 4096 >/dev/null ||
-			fail "nbd-client could not connect to fairq-nbd: $(cat /tmp/010-nbd.log)"
-		echo "nbd0 served by fairq-nbd"
-	else
-		printf '[generic]\n[export]\nexportname = /tmp/010-nbd.img\n' >/tmp/010-nbd.conf
-		nbd-server -C /tmp/010-nbd.conf 10809 >/tmp/010-nbd.log 2>&1
-		nbd-client 127.0.0.1 10809 /dev/nbd0 -N export -b 4096 >/dev/null ||
-			fail "nbd-client could not connect to nbd-server"
-		echo "nbd0 served by Debian's nbd-server (fairq-nbd not built)"
-	fi
-	wait_for nbd0_sized
-}
-
-nbd0_sized() {
-	[ "$(cat /sys/block/nbd0/size)" -gt 0 ]
-}
-
-stop_nbd_server() {
-	nbd-client -d /dev/nbd0 >/dev/null 2>&1 || true
-	[ -n "${NBD_PID:-}" ] && kill "$NBD_PID" 2>/dev/null
-	killall nbd-server 2>/dev/null || true
-	rm -f /tmp/010-nbd.img
-}
-
 test_nbd() {
-	modprobe nbd nbds_max=2 || skip "no nbd module"
-	start_nbd_server
+	nbd_create 010-nbd 256M
 	fairq_create fairq0 /dev/nbd0 policy=cfq
 	compare_limits nbd0 fairq0
 	round_trip nbd0
-	stop_nbd_server
+	nbd_destroy
 }
 
 load_fairq

@@ -6,6 +6,7 @@
 # was read through fairq0.  Run over virtio-blk and memory-backed null_blk.
 DESCRIPTION="fio write+verify for fifo, cfq, sfq; lower device holds the data"
 TIMEOUT=900
+# shellcheck source=rc
 . /fairq/tests/vm/rc
 
 REGION_MB=12
@@ -23,10 +24,10 @@ fio_verify() {
 			--iodepth=8 \
 		--name=s64k --offset=$((REGION_MB * 3))M --rw=write --bs=64k --iodepth=4 \
 		--name=s1m --offset=$((REGION_MB * 4))M --rw=write --bs=1m --iodepth=2 \
-		|| { cat /tmp/fio.out; fail "fio verify failed on $dev"; }
+		|| { cat /tmp/fio.out; fatal "fio verify failed on $dev"; }
 	# minimal output: field 5 is the job's error code
 	awk -F';' '$5 != 0 { bad = 1; print "job " $3 " error " $5 } END { exit bad }' \
-		/tmp/fio.out || fail "fio job reported an error"
+		/tmp/fio.out || fatal "fio job reported an error"
 }
 
 region_sum() {
@@ -40,11 +41,11 @@ check_policy() {
 	fairq_create fairq0 "/dev/$lower" policy="$policy" depth=16
 	fio_verify /dev/fairq0
 	upper_sum=$(region_sum /dev/fairq0)
-	stat_field fairq0 errors | grep -qx 0 || fail "stats show errors"
+	stat_field fairq0 errors | grep -qx 0 || fatal "stats show errors"
 	fairq_destroy fairq0
 	lower_sum=$(region_sum "/dev/$lower")
 	[ "$upper_sum" = "$lower_sum" ] ||
-		fail "$policy over $lower: fairq0 read $upper_sum, lower holds $lower_sum"
+		fatal "$policy over $lower: fairq0 read $upper_sum, lower holds $lower_sum"
 	echo "$policy over $lower: verify ok, lower device matches ($upper_sum)"
 }
 

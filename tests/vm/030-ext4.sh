@@ -5,6 +5,7 @@
 # the same file system is checked again from the lower device directly.
 DESCRIPTION="ext4 on fairq0: parallel writers, fsck clean, checksums match"
 TIMEOUT=900
+# shellcheck source=rc
 . /fairq/tests/vm/rc
 
 MNT=/mnt/fairq
@@ -27,9 +28,9 @@ manifest() {
 
 load_fairq
 fairq_create fairq0 /dev/vdb policy=cfq
-mkfs.ext4 -q -F /dev/fairq0 || fail "mkfs.ext4 on fairq0 failed"
+mkfs.ext4 -q -F /dev/fairq0 || fatal "mkfs.ext4 on fairq0 failed"
 mkdir -p "$MNT"
-mount -t ext4 /dev/fairq0 "$MNT" || fail "mount failed"
+mount -t ext4 /dev/fairq0 "$MNT" || fatal "mount failed"
 for n in 1 2 3 4; do
 	writer "$n" &
 done
@@ -37,19 +38,19 @@ wait
 sync
 manifest >/tmp/manifest.before
 nfiles=$(wc -l </tmp/manifest.before)
-[ "$nfiles" = 192 ] || fail "expected 192 files, found $nfiles"
+[ "$nfiles" = 192 ] || fatal "expected 192 files, found $nfiles"
 # switch policy while the file system is mounted and busy with a read
 fairq_set fairq0 policy sfq
 manifest >/tmp/manifest.during
-cmp -s /tmp/manifest.before /tmp/manifest.during || fail "checksums changed across policy switch"
-umount "$MNT" || fail "umount failed"
-e2fsck -fn /dev/fairq0 >/tmp/fsck.out 2>&1 || { cat /tmp/fsck.out; fail "e2fsck -fn not clean"; }
-mount -t ext4 /dev/fairq0 "$MNT" || fail "remount failed"
+cmp -s /tmp/manifest.before /tmp/manifest.during || fatal "checksums changed across policy switch"
+umount "$MNT" || fatal "umount failed"
+e2fsck -fn /dev/fairq0 >/tmp/fsck.out 2>&1 || { cat /tmp/fsck.out; fatal "e2fsck -fn not clean"; }
+mount -t ext4 /dev/fairq0 "$MNT" || fatal "remount failed"
 manifest >/tmp/manifest.after
 cmp -s /tmp/manifest.before /tmp/manifest.after ||
-	{ diff /tmp/manifest.before /tmp/manifest.after | head; fail "checksums differ after remount"; }
+	{ diff /tmp/manifest.before /tmp/manifest.after | head; fatal "checksums differ after remount"; }
 umount "$MNT"
 fairq_destroy fairq0
-e2fsck -fn /dev/vdb >/tmp/fsck.out 2>&1 || { cat /tmp/fsck.out; fail "lower device fsck not clean"; }
+e2fsck -fn /dev/vdb >/tmp/fsck.out 2>&1 || { cat /tmp/fsck.out; fatal "lower device fsck not clean"; }
 echo "ext4: $nfiles files, fsck clean, checksums match after remount and on the lower device"
 unload_fairq

@@ -16,6 +16,7 @@
 # must be below fairq's, or the setup is not device-bound.
 DESCRIPTION="cfq shares two unequal readers; mq-deadline does not"
 TIMEOUT=600
+# shellcheck source=rc
 . /fairq/tests/vm/rc
 
 RUNTIME=12
@@ -27,7 +28,7 @@ read_pair() {
 		--ioengine=libaio --rw=randread --bs=64k --time_based \
 		--runtime=$RUNTIME --size=64M \
 		--name=light --iodepth=4 \
-		--name=heavy --iodepth=32 || fail "fio failed on $dev"
+		--name=heavy --iodepth=32 || fatal "fio failed on $dev"
 	# minimal (terse v3) format: field 3 job name, field 8 read IOPS
 	awk -F';' '$3 == "light" { l = $8 } $3 == "heavy" { h = $8 }
 		END { print l, h }' /tmp/fair.out
@@ -39,7 +40,7 @@ share() {
 
 load_fairq
 null_blk_create nullb1 mbps=4 size=256 hw_queue_depth=64 irqmode=0
-echo mq-deadline >/sys/block/nullb1/queue/scheduler || fail "no mq-deadline"
+echo mq-deadline >/sys/block/nullb1/queue/scheduler || fatal "no mq-deadline"
 read -r rl rh <<<"$(read_pair /dev/nullb1)"
 raw=$(share "$rl" "$rh")
 
@@ -59,7 +60,7 @@ printf '%-22s %10s %10s %12s\n' "fairq0 cfq depth=4 q=8" "$dl" "$dh" "$dq"
 printf '%-22s %10s %10s %12s\n' "fairq0 cfq depth=4 q=2" "$fl" "$fh" "$fq"
 
 awk -v s="$fq" 'BEGIN { exit !(s >= 0.40) }' ||
-	fail "fairq cfq quantum=2: light reader's share $fq < 0.40"
+	fatal "fairq cfq quantum=2: light reader's share $fq < 0.40"
 awk -v s="$raw" -v f="$fq" 'BEGIN { exit !(s < f) }' ||
-	fail "raw mq-deadline share $raw not below fairq's $fq: the setup is not device-bound"
+	fatal "raw mq-deadline share $raw not below fairq's $fq: the setup is not device-bound"
 unload_fairq

@@ -5,6 +5,7 @@
 # end) and nothing is left queued or in flight.
 DESCRIPTION="switch policy/tunables every 100 ms under verified I/O"
 TIMEOUT=600
+# shellcheck source=rc
 . /fairq/tests/vm/rc
 
 SETTINGS="policy=sfq depth=4 policy=fifo fairness=bytes policy=cfq quantum=2
@@ -36,17 +37,17 @@ fio --minimal --output=/tmp/fio.out --filename=/dev/fairq0 --direct=1 \
 rc=$?
 touch /tmp/switch.stop
 wait
-[ "$rc" = 0 ] || { cat /tmp/fio.out; fail "fio verify failed while switching"; }
+[ "$rc" = 0 ] || { cat /tmp/fio.out; fatal "fio verify failed while switching"; }
 [ ! -s /tmp/switch.err ] && echo "no valid setting was refused" ||
-	fail "a valid setting was refused: $(cat /tmp/switch.err)"
+	fatal "a valid setting was refused: $(cat /tmp/switch.err)"
 count=$(cat /tmp/switch.count)
-[ "$count" -ge 20 ] || fail "only $count switches happened"
+[ "$count" -ge 20 ] || fatal "only $count switches happened"
 enq=$(stat_field fairq0 enq_reqs)
 done_=$(stat_field fairq0 done_reqs)
-[ "$enq" = "$done_" ] || fail "enq_reqs $enq != done_reqs $done_"
-[ "$(stat_field fairq0 queued)" = 0 ] || fail "requests left queued"
-[ "$(stat_field fairq0 inflight)" = 0 ] || fail "requests left in flight"
-[ "$(stat_field fairq0 errors)" = 0 ] || fail "errors counted"
+[ "$enq" = "$done_" ] || fatal "enq_reqs $enq != done_reqs $done_"
+[ "$(stat_field fairq0 queued)" = 0 ] || fatal "requests left queued"
+[ "$(stat_field fairq0 inflight)" = 0 ] || fatal "requests left in flight"
+[ "$(stat_field fairq0 errors)" = 0 ] || fatal "errors counted"
 echo "$count switches during verified I/O, $enq requests, all completed"
 fairq_destroy fairq0
 unload_fairq

@@ -16,6 +16,7 @@
 #    still powers off cleanly), and rmdir of fairq0 while fio runs on it.
 DESCRIPTION="invalid writes, busy removal, vanishing lower device, stacking"
 TIMEOUT=900
+# shellcheck source=rc
 . /fairq/tests/vm/rc
 
 CFS=/sys/kernel/config/fairq
@@ -65,7 +66,7 @@ test_configfs_offline() {
 	local d=$CFS/fairq0
 	mkdir_fails "$CFS/Bad Name"
 	mkdir_fails "$CFS/$(printf 'x%.0s' $(seq 1 40))"
-	mkdir "$d" || fail "mkdir fairq0"
+	mkdir "$d" || fatal "mkdir fairq0"
 	bad_tunables "$d"
 	write_fails EINVAL "$d/backing" ""
 	write_fails ENOENT "$d/backing" /dev/does-not-exist
@@ -73,9 +74,9 @@ test_configfs_offline() {
 	write_fails ENOTBLK "$d/backing" /dev/null
 	write_fails EINVAL "$d/power" 2
 	write_fails EINVAL "$d/power" on1
-	printf 1 >"$d/power" 2>/dev/null && fail "power=1 without backing succeeded"
-	[ "$(cat "$d/power")" = 0 ] || fail "power changed after a failed power=1"
-	[ ! -e /dev/fairq0 ] || fail "/dev/fairq0 exists after a failed power=1"
+	printf 1 >"$d/power" 2>/dev/null && fatal "power=1 without backing succeeded"
+	[ "$(cat "$d/power")" = 0 ] || fatal "power changed after a failed power=1"
+	[ ! -e /dev/fairq0 ] || fatal "/dev/fairq0 exists after a failed power=1"
 	rmdir "$d"
 	echo "configfs offline: every bad write refused, nothing changed"
 }
@@ -96,14 +97,14 @@ test_busy_removal() {
 	dd if=/dev/urandom of=/mnt/f/data bs=1M count=4 status=none
 	sum=$(sha256sum </mnt/f/data)
 	write_fails EBUSY "$CFS/fairq0/power" 0
-	[ -e /dev/fairq0 ] || fail "fairq0 vanished after a refused power=0"
+	[ -e /dev/fairq0 ] || fatal "fairq0 vanished after a refused power=0"
 	# fairq1 over a mounted fairq0: exclusively claimed by the mount
 	mkdir "$CFS/fairq1"
 	printf /dev/fairq0 >"$CFS/fairq1/backing"
 	write_fails EBUSY "$CFS/fairq1/power" 1
 	rmdir "$CFS/fairq1"
 	sync
-	[ "$(sha256sum </mnt/f/data)" = "$sum" ] || fail "data changed"
+	[ "$(sha256sum </mnt/f/data)" = "$sum" ] || fatal "data changed"
 	umount /mnt/f
 	exec 3<>/dev/fairq0
 	write_fails EBUSY "$CFS/fairq0/power" 0
@@ -130,7 +131,7 @@ test_stacking() {
 	write_fails EBUSY "$CFS/fairq0/power" 0
 	fairq_destroy fairq1
 	got=$(dd if=/dev/fairq0 bs=64k count=16 iflag=direct status=none | sha256sum | cut -d' ' -f1)
-	[ "$got" = "$want" ] || fail "fairq1 over fairq0 lost data"
+	[ "$got" = "$want" ] || fatal "fairq1 over fairq0 lost data"
 	fairq_destroy fairq0
 	echo "stacking: second claim EBUSY, self ENOENT, fairq-over-fairq works"
 }
@@ -139,10 +140,10 @@ test_vanishing_lower() {
 	null_blk_create nullb1 memory_backed=1 size=64
 	fairq_create fairq0 /dev/nullb1
 	dd if=/dev/zero of=/dev/fairq0 bs=64k count=16 oflag=direct status=none ||
-		fail "write before removal failed"
+		fatal "write before removal failed"
 	printf 0 >/sys/kernel/config/nullb/nullb1/power
 	if dd if=/dev/fairq0 of=/dev/null bs=64k count=4 iflag=direct status=none 2>/tmp/dd.err; then
-		fail "read from fairq0 succeeded after its lower device vanished"
+		fatal "read from fairq0 succeeded after its lower device vanished"
 	fi
 	fairq_destroy fairq0
 	rmdir /sys/kernel/config/nullb/nullb1
@@ -157,9 +158,9 @@ test_rmdir_under_io() {
 	local pid=$!
 	wait_for stat_above fairq0 enq_reqs 64
 	write_fails EBUSY "$CFS/fairq0/power" 0
-	rmdir "$CFS/fairq0" || fail "rmdir while busy failed"
+	rmdir "$CFS/fairq0" || fatal "rmdir while busy failed"
 	wait "$pid" 2>/dev/null
-	[ ! -e /sys/block/fairq0 ] || fail "fairq0 still registered after rmdir"
+	[ ! -e /sys/block/fairq0 ] || fatal "fairq0 still registered after rmdir"
 	# the lower device must be released: claim it again
 	fairq_create fairq0 /dev/vdb
 	fairq_destroy fairq0

@@ -7,17 +7,11 @@
 # fails part-way must leave no configfs entry behind; destroy of an open
 # device must refuse and change nothing.  Lower disks: /dev/vdb, /dev/vdc.
 DESCRIPTION="fairqctl: every subcommand, its output, exit codes and errors"
-QUICK=1
 TIMEOUT=300
-. "$(dirname "$0")/rc"
+# shellcheck source=rc
+. /fairq/tests/vm/rc
 
 CFS=$FAIRQ_CONFIGFS
-
-requires() {
-	require_cmd fairqctl dd
-	[ -b /dev/vdb ] || skip "no /dev/vdb"
-	[ -b /dev/vdc ] || skip "no /dev/vdc"
-}
 
 # fq ARGS...: run fairqctl; $OUT stdout, $ERR stderr, $RC exit status
 fq() {
@@ -32,23 +26,23 @@ fq() {
 expect() {
 	local want=$1 ere=${2:-}
 	[ "$RC" = "$want" ] ||
-		fail "$LAST: exit $RC, want $want (stdout '$OUT', stderr '$ERR')"
+		fatal "$LAST: exit $RC, want $want (stdout '$OUT', stderr '$ERR')"
 	[ -z "$ere" ] || echo "$ERR" | grep -qE -- "$ere" ||
-		fail "$LAST: stderr '$ERR' does not match '$ere'"
+		fatal "$LAST: stderr '$ERR' does not match '$ere'"
 	# the log shows what a user sees for each refusal
 	[ "$want" = 0 ] || echo "  $LAST -> $(echo "$ERR" | head -n 1)"
 }
 
 # out_has ERE: a line of the last fq's stdout matches ERE
 out_has() {
-	echo "$OUT" | grep -qE -- "$1" || fail "$LAST: no line '$1' in: $OUT"
+	echo "$OUT" | grep -qE -- "$1" || fatal "$LAST: no line '$1' in: $OUT"
 }
 
 # attr_is FILE VALUE
 attr_is() {
 	local got
 	got=$(cat "$1" 2>&1)
-	[ "$got" = "$2" ] || fail "$1 is '$got', want '$2' (after: $LAST)"
+	[ "$got" = "$2" ] || fatal "$1 is '$got', want '$2' (after: $LAST)"
 }
 
 # entries: how many configfs entries exist
@@ -83,22 +77,22 @@ test_usage() {
 
 test_create() {
 	fq create /dev/vdb;             expect 0
-	[ "$OUT" = /dev/fairq0 ] || fail "$LAST printed '$OUT', want /dev/fairq0"
-	[ -b /dev/fairq0 ] || fail "/dev/fairq0 is not a block device after create"
-	[ -d /sys/block/fairq0/fairq ] || fail "no /sys/block/fairq0/fairq after create"
+	[ "$OUT" = /dev/fairq0 ] || fatal "$LAST printed '$OUT', want /dev/fairq0"
+	[ -b /dev/fairq0 ] || fatal "/dev/fairq0 is not a block device after create"
+	[ -d /sys/block/fairq0/fairq ] || fatal "no /sys/block/fairq0/fairq after create"
 	attr_is "$CFS"/fairq0/backing /dev/vdb
 	attr_is "$CFS"/fairq0/power 1
 	attr_is "$CFS"/fairq0/policy cfq
 
 	fq create /dev/vdc --name fqtest --policy sfq --set quantum=16 --set depth=4
 	expect 0
-	[ "$OUT" = /dev/fqtest ] || fail "$LAST printed '$OUT', want /dev/fqtest"
-	[ -b /dev/fqtest ] || fail "/dev/fqtest is not a block device after create"
+	[ "$OUT" = /dev/fqtest ] || fatal "$LAST printed '$OUT', want /dev/fqtest"
+	[ -b /dev/fqtest ] || fatal "/dev/fqtest is not a block device after create"
 	attr_is /sys/block/fqtest/fairq/policy sfq
 	attr_is /sys/block/fqtest/fairq/quantum 16
 	attr_is /sys/block/fqtest/fairq/depth 4
 
-	mkdir "$CFS"/fqoff || fail "mkdir $CFS/fqoff"
+	mkdir "$CFS"/fqoff || fatal "mkdir $CFS/fqoff"
 	log "create: /dev/fairq0 (auto name), /dev/fqtest (--name --policy --set)"
 }
 
@@ -106,7 +100,7 @@ test_list_show() {
 	local a
 	fq list;                        expect 0
 	[ "$OUT" = "$(printf 'fairq0 /dev/vdb 1 cfq\nfqoff - 0 cfq\nfqtest /dev/vdc 1 sfq')" ] ||
-		fail "$LAST printed: $OUT"
+		fatal "$LAST printed: $OUT"
 
 	fq show fairq0;                 expect 0
 	out_has "^backing /dev/vdb$"
@@ -177,19 +171,19 @@ test_stats() {
 	out_has '"depth": 8,'
 	before=$(json_num enq_reqs)
 	bytes=$(json_num enq_bytes)
-	[ -n "$before" ] || fail "no enq_reqs number in: $OUT"
-	[ -n "$bytes" ] || fail "no enq_bytes number in: $OUT"
+	[ -n "$before" ] || fatal "no enq_reqs number in: $OUT"
+	[ -n "$bytes" ] || fatal "no enq_bytes number in: $OUT"
 
 	# 64 O_DIRECT writes of 4 KiB: 64 bios at least (a bio-based disk
 	# merges nothing above itself), 262144 bytes
 	dd if=/dev/zero of=/dev/fairq0 bs=4096 count=64 oflag=direct status=none ||
-		fail "dd through /dev/fairq0 failed"
+		fatal "dd through /dev/fairq0 failed"
 	fq stats fairq0 --json;         expect 0
 	after=$(json_num enq_reqs)
 	[ "$after" -ge $((before + 64)) ] ||
-		fail "enq_reqs went from $before to $after over 64 writes"
+		fatal "enq_reqs went from $before to $after over 64 writes"
 	[ "$(json_num enq_bytes)" -ge $((bytes + 262144)) ] ||
-		fail "enq_bytes went from $bytes to $(json_num enq_bytes) over 256 KiB"
+		fatal "enq_bytes went from $bytes to $(json_num enq_bytes) over 256 KiB"
 
 	fq stats fqoff;                 expect 1 "fqoff: not powered on"
 	fq stats nosuch;                expect 1 "nosuch: no such fairq device"
@@ -205,17 +199,17 @@ test_create_errors() {
 	fq create /dev/null;            expect 1 "/dev/null: not a block device"
 	# /dev/vdb is held by fairq0: power=1 fails, the entry is removed
 	fq create /dev/vdb;             expect 1 "fairq1: power: .*in use"
-	[ ! -e "$CFS"/fairq1 ] || fail "$LAST left $CFS/fairq1 behind"
+	[ ! -e "$CFS"/fairq1 ] || fatal "$LAST left $CFS/fairq1 behind"
 	fq create /dev/vdc --name fqbad --policy bogus
 	expect 1 "fqbad: policy: Invalid argument"
 	fq create /dev/vdc --name fqbad --set quantum=0
 	expect 1 "fqbad: quantum: .*out of range"
 	fq create /dev/vdc --name fqbad --set nosuch=1
 	expect 1 "fqbad: nosuch: .*unknown attribute"
-	[ ! -e "$CFS"/fqbad ] || fail "a failed create left $CFS/fqbad behind"
+	[ ! -e "$CFS"/fqbad ] || fatal "a failed create left $CFS/fqbad behind"
 	fq create /dev/vdc --name fairq0; expect 1 "fairq0: already exists"
 	attr_is "$CFS"/fairq0/backing /dev/vdb
-	[ "$(entries)" = "$n" ] || fail "failed creates changed configfs: $(ls "$CFS")"
+	[ "$(entries)" = "$n" ] || fatal "failed creates changed configfs: $(ls "$CFS")"
 	log "create errors: exit 1, named, nothing left behind"
 }
 
@@ -223,22 +217,22 @@ test_destroy() {
 	exec 3<>/dev/fairq0
 	fq destroy fairq0;              expect 1 "^fairqctl: fairq0: device is busy \(open or mounted\)$"
 	attr_is "$CFS"/fairq0/power 1
-	[ -b /dev/fairq0 ] || fail "/dev/fairq0 gone after a refused destroy"
+	[ -b /dev/fairq0 ] || fatal "/dev/fairq0 gone after a refused destroy"
 	exec 3>&-
 
 	fq destroy fairq0;              expect 0
-	[ ! -e "$CFS"/fairq0 ] || fail "$CFS/fairq0 still exists after destroy"
-	[ ! -e /sys/block/fairq0 ] || fail "/sys/block/fairq0 still exists after destroy"
-	wait_for_gone /dev/fairq0 || fail "/dev/fairq0 still exists after destroy"
+	[ ! -e "$CFS"/fairq0 ] || fatal "$CFS/fairq0 still exists after destroy"
+	[ ! -e /sys/block/fairq0 ] || fatal "/sys/block/fairq0 still exists after destroy"
+	wait_for_gone /dev/fairq0 || fatal "/dev/fairq0 still exists after destroy"
 	fq destroy fqtest;              expect 0
 	fq destroy fqoff;               expect 0
 	fq destroy fairq0;              expect 1 "fairq0: no such fairq device"
 	fq list;                        expect 0
-	[ -z "$OUT" ] || fail "list after destroying everything: $OUT"
+	[ -z "$OUT" ] || fatal "list after destroying everything: $OUT"
 
 	# the lower disk was released: it can be used again
 	fq create /dev/vdb;             expect 0
-	[ "$OUT" = /dev/fairq0 ] || fail "$LAST printed '$OUT', want /dev/fairq0"
+	[ "$OUT" = /dev/fairq0 ] || fatal "$LAST printed '$OUT', want /dev/fairq0"
 	fq destroy fairq0;              expect 0
 	log "destroy: refused while open, then removes everything"
 }
@@ -265,10 +259,11 @@ fq_cleanup() {
 }
 
 main() {
-	requires
+	require_cmd fairqctl dd
+	require_blockdev vdb vdc
 	load_fairq
 	cleanup_push fq_cleanup
-	[ "$(entries)" = 0 ] || fail "configfs entries before the test: $(ls "$CFS")"
+	[ "$(entries)" = 0 ] || fatal "configfs entries before the test: $(ls "$CFS")"
 	test_usage
 	test_create
 	test_list_show

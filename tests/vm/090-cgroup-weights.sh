@@ -28,6 +28,7 @@
 # off and on.
 DESCRIPTION="cgroup_weights: 100 vs 400 share 1:4 (buffered writer, direct reader); errno cases"
 TIMEOUT=420
+# shellcheck source=rc
 . /fairq/tests/vm/rc
 
 CG=/sys/fs/cgroup
@@ -40,15 +41,15 @@ WINDOW=$((10 * ${FAIRQ_SLOW:-1}))
 MB=1048576
 
 setup_cgroups() {
-	[ -e $CG/cgroup.controllers ] || skip "no cgroup v2 at $CG"
+	[ -e $CG/cgroup.controllers ] || skip_all "no cgroup v2 at $CG"
 	grep -qw io $CG/cgroup.controllers && grep -qw memory $CG/cgroup.controllers ||
-		skip "cgroup v2 has no io or memory controller"
+		skip_all "cgroup v2 has no io or memory controller"
 	echo "+io +memory" >$CG/cgroup.subtree_control ||
-		fail "cannot enable +io +memory in $CG/cgroup.subtree_control"
-	mkdir -p $CG/fq090w $CG/fq090r || fail "mkdir cgroups"
+		fatal "cannot enable +io +memory in $CG/cgroup.subtree_control"
+	mkdir -p $CG/fq090w $CG/fq090r || fatal "mkdir cgroups"
 	cleanup_push rmdir $CG/fq090w $CG/fq090r
 	grep -qw io $CG/fq090w/cgroup.controllers ||
-		fail "io controller not enabled in fq090w"
+		fatal "io controller not enabled in fq090w"
 	WID=$(stat -c %i $CG/fq090w)
 	RID=$(stat -c %i $CG/fq090r)
 }
@@ -140,9 +141,9 @@ measure() {
 	wr=$(flow_weight "$RID")
 	w=$((w1 - w0))
 	r=$((r1 - r0))
-	kill -0 "$WPID" 2>/dev/null && kill -0 "$RPID" 2>/dev/null || fail "$label: fio died"
-	[ "$w" -gt 0 ] || fail "$label: the writer's group has no write bytes on $NB (writeback not attributed)"
-	[ "$r" -gt 0 ] || fail "$label: the reader's group has no read bytes on $NB"
+	kill -0 "$WPID" 2>/dev/null && kill -0 "$RPID" 2>/dev/null || fatal "$label: fio died"
+	[ "$w" -gt 0 ] || fatal "$label: the writer's group has no write bytes on $NB (writeback not attributed)"
+	[ "$r" -gt 0 ] || fatal "$label: the reader's group has no read bytes on $NB"
 	if [ "$heavy" = w ]; then
 		ratio=$(awk -v a="$w" -v b="$r" 'BEGIN { printf "%.2f", a / b }')
 	else
@@ -153,9 +154,9 @@ measure() {
 		"$(awk -v b="$r" 'BEGIN { print b / 1048576 }')" "${wr:-gone}" "$ratio"
 	# the flows fairq saw are the two groups, at the weights set
 	[ "$ww" = "$([ "$heavy" = w ] && echo 400 || echo 100)" ] ||
-		fail "$label: stats show the writer's group ($WID) at weight '${ww:-no flow}'"
+		fatal "$label: stats show the writer's group ($WID) at weight '${ww:-no flow}'"
 	[ "$wr" = "$([ "$heavy" = r ] && echo 400 || echo 100)" ] ||
-		fail "$label: stats show the reader's group ($RID) at weight '${wr:-no flow}'"
+		fatal "$label: stats show the reader's group ($RID) at weight '${wr:-no flow}'"
 	if [ "${FAIRQ_DEBUG_KERNEL:-0}" = 1 ]; then
 		# KASAN makes the flusher CPU-bound: the writer cannot keep its
 		# flow backlogged at 8 MB/s, and a work-conserving scheduler
@@ -164,58 +165,58 @@ measure() {
 		return 0
 	fi
 	awk -v x="$ratio" 'BEGIN { exit !(x >= 3.4 && x <= 4.6) }' ||
-		fail "$label: heavy/light bytes $ratio, want 4 +- 15% (3.4..4.6)"
+		fatal "$label: heavy/light bytes $ratio, want 4 +- 15% (3.4..4.6)"
 }
 
 test_shares() {
 	echo 1 >/proc/sys/vm/drop_caches
-	echo "$WID 400" >$CFS/cgroup_weights || fail "cgroup_weights '$WID 400' refused"
-	echo "$RID 100" >$SYS/cgroup_weights || fail "cgroup_weights '$RID 100' refused"
+	echo "$WID 400" >"$CFS"/cgroup_weights || fatal "cgroup_weights '$WID 400' refused"
+	echo "$RID 100" >$SYS/cgroup_weights || fatal "cgroup_weights '$RID 100' refused"
 	start_load
 	measure "writer 400, reader 100" w
 	# live change, through sysfs this time
-	echo "$WID 100" >$SYS/cgroup_weights || fail "cgroup_weights '$WID 100' refused"
-	echo "$RID 400" >$SYS/cgroup_weights || fail "cgroup_weights '$RID 400' refused"
+	echo "$WID 100" >$SYS/cgroup_weights || fatal "cgroup_weights '$WID 100' refused"
+	echo "$RID 400" >$SYS/cgroup_weights || fatal "cgroup_weights '$RID 400' refused"
 	measure "writer 100, reader 400" r
 	stop_load
-	echo "$WID 0" >$CFS/cgroup_weights || fail "removing $WID refused"
-	echo "$RID 0" >$CFS/cgroup_weights || fail "removing $RID refused"
+	echo "$WID 0" >"$CFS"/cgroup_weights || fatal "removing $WID refused"
+	echo "$RID 0" >"$CFS"/cgroup_weights || fatal "removing $RID refused"
 }
 
 test_errors() {
 	local f=$CFS/cgroup_weights i got want
-	[ -z "$(cat $f)" ] || fail "cgroup_weights not empty at the start: $(cat $f)"
+	[ -z "$(cat "$f")" ] || fatal "cgroup_weights not empty at the start: $(cat "$f")"
 	for v in "garbage" "123" "123 x" "x 100" "123 1001" "123 -1" "0 100" \
 		"-5 100" "123 100 7" "99999999999999999999 100"; do
-		write_fails EINVAL $f "$v"
+		write_fails EINVAL "$f" "$v"
 	done
 	# two entries in one write(2) (bash's echo writes line by line)
 	expect_errno EINVAL "printf '123 100\\n456 100\\n' | dd of=$f bs=4k status=none"
-	[ -z "$(cat $f)" ] || fail "a refused two-line write set '$(cat $f)'"
-	write_fails ENOENT $f "424242 0"
+	[ -z "$(cat "$f")" ] || fatal "a refused two-line write set '$(cat "$f")'"
+	write_fails ENOENT "$f" "424242 0"
 	# ascending id order, an update replaces, configfs and sysfs agree
-	echo "30 300" >$f && echo "10 100" >$f && echo "20 200" >$SYS/cgroup_weights &&
-		echo "10 1000" >$f || fail "setting 10/20/30 refused"
+	echo "30 300" >"$f" && echo "10 100" >"$f" && echo "20 200" >$SYS/cgroup_weights &&
+		echo "10 1000" >"$f" || fatal "setting 10/20/30 refused"
 	want=$'10 1000\n20 200\n30 300'
-	[ "$(cat $f)" = "$want" ] || fail "configfs reads '$(cat $f)', want '$want'"
-	[ "$(cat $SYS/cgroup_weights)" = "$want" ] || fail "sysfs reads '$(cat $SYS/cgroup_weights)'"
+	[ "$(cat "$f")" = "$want" ] || fatal "configfs reads '$(cat "$f")', want '$want'"
+	[ "$(cat $SYS/cgroup_weights)" = "$want" ] || fatal "sysfs reads '$(cat $SYS/cgroup_weights)'"
 	# kept across power off and on
-	echo 0 >$CFS/power && echo 1 >$CFS/power || fail "power cycle refused"
+	echo 0 >"$CFS"/power && echo 1 >"$CFS"/power || fatal "power cycle refused"
 	wait_for_file /dev/$FQ
-	[ "$(cat $f)" = "$want" ] || fail "after power off/on: '$(cat $f)', want '$want'"
-	[ "$(cat $SYS/cgroup_weights)" = "$want" ] || fail "sysfs after power off/on"
+	[ "$(cat "$f")" = "$want" ] || fatal "after power off/on: '$(cat "$f")', want '$want'"
+	[ "$(cat $SYS/cgroup_weights)" = "$want" ] || fatal "sysfs after power off/on"
 	# 256 entries fit, the 257th does not; an update still does
 	for i in $(seq 1000 1252); do
-		echo "$i 5" >$f || fail "entry $i of 256 refused"
+		echo "$i 5" >"$f" || fatal "entry $i of 256 refused"
 	done
-	got=$(wc -l <$f)
-	[ "$got" = 256 ] || fail "$got entries, want 256"
-	write_fails ENOSPC $f "5000 5"
-	echo "1252 6" >$f || fail "update in a full table refused"
+	got=$(wc -l <"$f")
+	[ "$got" = 256 ] || fatal "$got entries, want 256"
+	write_fails ENOSPC "$f" "5000 5"
+	echo "1252 6" >"$f" || fatal "update in a full table refused"
 	for i in 10 20 30 $(seq 1000 1252); do
-		echo "$i 0" >$f || fail "removing $i refused"
+		echo "$i 0" >"$f" || fatal "removing $i refused"
 	done
-	[ -z "$(cat $f)" ] || fail "table not empty after removing all: $(head -n 3 $f)"
+	[ -z "$(cat "$f")" ] || fatal "table not empty after removing all: $(head -n 3 "$f")"
 	log "cgroup_weights errno cases ok (EINVAL x11, ENOENT, ENOSPC at 257), order, power cycle"
 }
 

@@ -8,19 +8,11 @@
 # while the device is open, devices not in the file (left alone; --prune
 # removes them) and --down.  Lower disks: /dev/vdb, /dev/vdc, /dev/vda.
 DESCRIPTION="fairqctl apply: fairqtab, idempotence, errors by line, --down"
-QUICK=1
 TIMEOUT=300
-. "$(dirname "$0")/rc"
+# shellcheck source=rc
+. /fairq/tests/vm/rc
 
 CFS=$FAIRQ_CONFIGFS
-
-requires() {
-	require_cmd fairqctl blkid mke2fs
-	local d
-	for d in vda vdb vdc; do
-		[ -b /dev/$d ] || skip "no /dev/$d"
-	done
-}
 
 # ap ARGS...: fairqctl apply; $OUT, $ERR, $RC
 ap() {
@@ -34,21 +26,21 @@ ap() {
 }
 
 want_rc() {
-	[ "$RC" = "$1" ] || fail "$LAST: exit $RC, want $1 (stderr: $ERR)"
+	[ "$RC" = "$1" ] || fatal "$LAST: exit $RC, want $1 (stderr: $ERR)"
 }
 
 out_has() {
-	echo "$OUT" | grep -qE -- "$1" || fail "$LAST: no line '$1' in stdout"
+	echo "$OUT" | grep -qE -- "$1" || fatal "$LAST: no line '$1' in stdout"
 }
 
 err_has() {
-	echo "$ERR" | grep -qE -- "$1" || fail "$LAST: no line '$1' in stderr"
+	echo "$ERR" | grep -qE -- "$1" || fatal "$LAST: no line '$1' in stderr"
 }
 
 attr_is() {
 	local got
 	got=$(cat "$CFS/$1/$2" 2>&1)
-	[ "$got" = "$3" ] || fail "$1/$2 is '$got', want '$3' (after: $LAST)"
+	[ "$got" = "$3" ] || fatal "$1/$2 is '$got', want '$3' (after: $LAST)"
 }
 
 # snapshot: every attribute of every device, and the device list
@@ -69,7 +61,7 @@ cleanup_devs() {
 
 test_twice() {
 	uuid=$(blkid -c /dev/null -s UUID -o value /dev/vdb)
-	[ -n "$uuid" ] || fail "no UUID on /dev/vdb after mke2fs"
+	[ -n "$uuid" ] || fatal "no UUID on /dev/vdb after mke2fs"
 	cat >tab1 <<-EOF
 	# fairq devices of the test
 
@@ -80,7 +72,7 @@ test_twice() {
 	want_rc 0
 	out_has "^fqa: create over /dev/vdb policy=cfq depth=16 quantum=4$"
 	out_has "^fqb: create over /dev/vdc policy=sfq buckets=128 idle_us=0$"
-	[ -b /dev/fqa ] && [ -b /dev/fqb ] || fail "no /dev/fqa or /dev/fqb after apply"
+	[ -b /dev/fqa ] && [ -b /dev/fqb ] || fatal "no /dev/fqa or /dev/fqb after apply"
 	attr_is fqa backing /dev/vdb
 	attr_is fqa power 1
 	attr_is fqa depth 16
@@ -93,9 +85,9 @@ test_twice() {
 	want_rc 0
 	out_has "^tab1: nothing to do, 2 devices as the file says$"
 	echo "$OUT" | grep -qE "create|set |power|remove" &&
-		fail "second apply acted: $OUT"
+		fatal "second apply acted: $OUT"
 	snapshot >s2
-	diff s1 s2 || fail "second apply changed attributes or devices"
+	diff s1 s2 || fatal "second apply changed attributes or devices"
 
 	FAIRQTAB=tab1 ap --dry-run
 	want_rc 0
@@ -127,8 +119,8 @@ test_bad_line() {
 	out_has "^fqa: set depth=8 \(was 16\)$"
 	out_has "1 changed, 0 removed, 1 unchanged, 1 missing, 0 failed, 2 bad lines$"
 	attr_is fqa depth 8
-	[ -d "$CFS/fqx" ] && fail "the bad line's device was created"
-	[ -d "$CFS/fqm" ] && fail "the device with a missing backing was created"
+	[ -d "$CFS/fqx" ] && fatal "the bad line's device was created"
+	[ -d "$CFS/fqm" ] && fatal "the device with a missing backing was created"
 
 	# the kernel's own refusal, named by line too
 	printf 'fqa /dev/vdb cfq depth=0\n' >tab2b
@@ -152,7 +144,7 @@ test_backing_change() {
 	out_has "^fqb: power on$"
 	attr_is fqb backing /dev/vda
 	attr_is fqb power 1
-	[ -b /dev/fqb ] || fail "/dev/fqb gone after the backing change"
+	[ -b /dev/fqb ] || fatal "/dev/fqb gone after the backing change"
 
 	# open: power=0 is refused, nothing changes
 	exec 7</dev/fqb
@@ -168,15 +160,15 @@ test_backing_change() {
 }
 
 test_prune_down() {
-	fairqctl create /dev/vda --name fqextra >/dev/null || fail "create fqextra"
+	fairqctl create /dev/vda --name fqextra >/dev/null || fatal "create fqextra"
 	ap tab1
 	want_rc 0
 	out_has "^fqextra: not in tab1, left alone \(--prune removes it\)$"
-	[ -d "$CFS/fqextra" ] || fail "fqextra removed without --prune"
+	[ -d "$CFS/fqextra" ] || fatal "fqextra removed without --prune"
 	ap tab1 --prune
 	want_rc 0
 	out_has "^fqextra: power off, remove$"
-	[ -d "$CFS/fqextra" ] && fail "fqextra still there after --prune"
+	[ -d "$CFS/fqextra" ] && fatal "fqextra still there after --prune"
 
 	ap tab1 --down
 	want_rc 0
@@ -184,20 +176,21 @@ test_prune_down() {
 	out_has "^fqa: power off, remove$"
 	# last line first: fqb before fqa
 	[ "$(echo "$OUT" | grep -n remove | head -n 1 | cut -d: -f2)" = fqb ] ||
-		fail "--down did not go last line first"
+		fatal "--down did not go last line first"
 	[ "$(find "$CFS" -mindepth 1 -maxdepth 1 -type d | wc -l)" = 0 ] ||
-		fail "devices left after --down: $(ls "$CFS")"
-	wait_for_gone /dev/fqa || fail "/dev/fqa still there after --down"
+		fatal "devices left after --down: $(ls "$CFS")"
+	wait_for_gone /dev/fqa || fatal "/dev/fqa still there after --down"
 	ap tab1 --down
 	want_rc 0
 	out_has "^fqa: not there, nothing to do$"
 }
 
 main() {
-	requires
+	require_cmd fairqctl blkid mke2fs
+	require_blockdev vda vdb vdc
 	load_fairq
 	cleanup_push cleanup_devs
-	mke2fs -q -F -t ext4 /dev/vdb >/dev/null || fail "mke2fs /dev/vdb"
+	mke2fs -q -F -t ext4 /dev/vdb >/dev/null || fatal "mke2fs /dev/vdb"
 	test_twice
 	test_dry_run
 	test_bad_line

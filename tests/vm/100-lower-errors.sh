@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Lower-device errors (issue 7, fault 1).  fairq0 sits on a dm device over
+# Lower-device errors (fault test 1 of 7).  fairq0 sits on a dm device over
 # a 64 MiB memory-backed null_blk whose table is swapped under fairq0
 # (dmsetup suspend/load/resume) to:
 #  - flakey error_writes (always down): every write fails; the submitter
@@ -20,7 +20,9 @@
 # again: data written before the faults and after them verifies.
 DESCRIPTION="lower-device errors: dm-flakey error/drop/corrupt, table switched to error"
 TIMEOUT=300
+# shellcheck source=rc
 . /fairq/tests/vm/rc
+# shellcheck source=faultrc
 . /fairq/tests/vm/faultrc
 
 NB=nullb100
@@ -41,15 +43,15 @@ setup() {
 	require_module dm-mod dm-flakey
 	null_blk_create $NB memory_backed=1 size=64
 	cleanup_push null_blk_destroy $NB
-	dmsetup create $DM --table "$LINEAR" || fail "dmsetup create $DM"
+	dmsetup create $DM --table "$LINEAR" || fatal "dmsetup create $DM"
 	cleanup_push dmsetup remove --force $DM
-	wait_for_file /dev/mapper/$DM || fail "/dev/mapper/$DM missing"
+	wait_for_file /dev/mapper/$DM || fatal "/dev/mapper/$DM missing"
 	fairq_create $FQ /dev/mapper/$DM depth=8
 	cleanup_push fairq_destroy $FQ
 	# 4 MiB of known data at 0: must survive every fault below
 	dd if=/dev/urandom of=base bs=1M count=4 status=none
-	dd if=base of=/dev/$FQ bs=64k oflag=direct status=none || fail "base write failed"
-	[ "$(region_sha /dev/$FQ 0 4096)" = "$(file_sha base)" ] || fail "base data did not read back"
+	dd if=base of=/dev/$FQ bs=64k oflag=direct status=none || fatal "base write failed"
+	[ "$(region_sha /dev/$FQ 0 4096)" = "$(file_sha base)" ] || fatal "base data did not read back"
 	log "base 4 MiB written through $FQ over dm linear"
 }
 
@@ -58,12 +60,12 @@ serves_again() {
 	local off_kb=$((8192 + RANDOM % 64 * 64))
 	dm_swap $DM "$LINEAR"
 	[ "$(region_sha /dev/$FQ 0 4096)" = "$(file_sha base)" ] ||
-		fail "$1: base data changed"
+		fatal "$1: base data changed"
 	dd if=/dev/urandom of=fresh bs=64k count=16 status=none
 	dd if=fresh of=/dev/$FQ bs=64k seek=$((off_kb / 64)) oflag=direct status=none ||
-		fail "$1: write after recovery failed"
+		fatal "$1: write after recovery failed"
 	[ "$(region_sha /dev/$FQ "$off_kb" 1024)" = "$(file_sha fresh)" ] ||
-		fail "$1: data written after recovery did not read back"
+		fatal "$1: data written after recovery did not read back"
 	assert_idle $FQ
 	log "$1: $FQ serves again, base data intact"
 }
@@ -84,14 +86,14 @@ test_error_writes() {
 	fio_errwrite fio-ew.json 3
 	ferr=$(fio_errs fio-ew.json)
 	e1=$(stat_field $FQ errors)
-	[ "$ferr" -gt 0 ] || fail "error_writes: fio saw no errors"
+	[ "$ferr" -gt 0 ] || fatal "error_writes: fio saw no errors"
 	[ "$(fio_first_err fio-ew.json)" = 5 ] ||
-		fail "error_writes: fio's first error is errno '$(fio_first_err fio-ew.json)', not EIO (5)"
+		fatal "error_writes: fio's first error is errno '$(fio_first_err fio-ew.json)', not EIO (5)"
 	[ $((e1 - e0)) = $((ferr + 1)) ] ||
-		fail "error_writes: fairq counted $((e1 - e0)) errors, dd+fio saw $((ferr + 1))"
+		fatal "error_writes: fairq counted $((e1 - e0)) errors, dd+fio saw $((ferr + 1))"
 	# reads are not failed by error_writes: old data comes back
 	[ "$(region_sha /dev/$FQ 0 4096)" = "$(file_sha base)" ] ||
-		fail "error_writes: reads of the base data changed"
+		fatal "error_writes: reads of the base data changed"
 	assert_idle $FQ
 	log "error_writes: dd EIO, fio $ferr EIO, fairq errors +$((e1 - e0))"
 	serves_again error_writes
@@ -101,14 +103,14 @@ test_drop_writes() {
 	local e0
 	dd if=/dev/urandom of=drop bs=64k count=16 status=none
 	dd if=drop of=/dev/$FQ bs=64k seek=$((16384 / 64)) oflag=direct status=none ||
-		fail "drop_writes: setup write failed"
+		fatal "drop_writes: setup write failed"
 	dm_swap $DM "$(flakey 0 1 drop_writes)"
 	e0=$(stat_field $FQ errors)
 	dd if=/dev/zero of=/dev/$FQ bs=64k seek=$((16384 / 64)) count=16 oflag=direct status=none ||
-		fail "drop_writes: a write the lower device acked failed through fairq"
-	[ "$(stat_field $FQ errors)" = "$e0" ] || fail "drop_writes: fairq counted errors"
+		fatal "drop_writes: a write the lower device acked failed through fairq"
+	[ "$(stat_field $FQ errors)" = "$e0" ] || fatal "drop_writes: fairq counted errors"
 	[ "$(region_sha /dev/$FQ 16384 1024)" = "$(file_sha drop)" ] ||
-		fail "drop_writes: dropped writes reached the disk"
+		fatal "drop_writes: dropped writes reached the disk"
 	log "drop_writes: writes acked (as the lower device said), data unchanged, no errors"
 	serves_again drop_writes
 }
@@ -118,18 +120,18 @@ test_corrupt() {
 	# byte 32 of every written bio becomes 0x01
 	dm_swap $DM "$(flakey 0 1 corrupt_bio_byte 32 w 1 0)"
 	dd if=/dev/zero of=/dev/$FQ bs=4k seek=$((20480 / 4)) count=64 oflag=direct status=none ||
-		fail "corrupt: write failed"
+		fatal "corrupt: write failed"
 	dm_swap $DM "$LINEAR"
 	dd if=/dev/$FQ of=corrupt bs=4k skip=$((20480 / 4)) count=64 iflag=direct status=none ||
-		fail "corrupt: read back failed"
+		fatal "corrupt: read back failed"
 	n=$(tr -d '\000' <corrupt | wc -c)
-	[ "$n" = 64 ] || fail "corrupt: $n corrupted bytes in 64 bios, want 64"
+	[ "$n" = 64 ] || fatal "corrupt: $n corrupted bytes in 64 bios, want 64"
 	# all at the same place in their 4 KiB block
 	bad=$(cmp -l /dev/zero corrupt 2>/dev/null | awk '{ print ($1 - 1) % 4096 }' | sort -u)
-	[ "$bad" = 31 ] || fail "corrupt: corrupted offsets within blocks: $bad"
+	[ "$bad" = 31 ] || fatal "corrupt: corrupted offsets within blocks: $bad"
 	off=$(dd if=/dev/mapper/$DM bs=4k skip=$((20480 / 4)) count=64 iflag=direct status=none |
 		sha256sum | cut -d' ' -f1)
-	[ "$off" = "$(file_sha corrupt)" ] || fail "corrupt: fairq and the lower device disagree"
+	[ "$off" = "$(file_sha corrupt)" ] || fatal "corrupt: fairq and the lower device disagree"
 	log "corrupt_bio_byte: one byte per 4 KiB bio, fairq returns the lower device's bytes"
 	serves_again corrupt
 }
@@ -142,9 +144,9 @@ test_windows() {
 	e1=$(stat_field $FQ errors)
 	ferr=$(fio_errs fio-win.json)
 	wios=$(fio_ios fio-win.json write)
-	[ "$ferr" -gt 0 ] || fail "windows: fio saw no errors in 5 s of 1 s down windows"
-	[ "$wios" -gt "$ferr" ] || fail "windows: no write succeeded ($wios ios, $ferr errors)"
-	[ $((e1 - e0)) = "$ferr" ] || fail "windows: fairq counted $((e1 - e0)) errors, fio saw $ferr"
+	[ "$ferr" -gt 0 ] || fatal "windows: fio saw no errors in 5 s of 1 s down windows"
+	[ "$wios" -gt "$ferr" ] || fatal "windows: no write succeeded ($wios ios, $ferr errors)"
+	[ $((e1 - e0)) = "$ferr" ] || fatal "windows: fairq counted $((e1 - e0)) errors, fio saw $ferr"
 	assert_idle $FQ
 	log "1 s windows: fio $wios writes, $ferr EIO, fairq errors +$((e1 - e0))"
 	serves_again windows
@@ -162,10 +164,10 @@ test_switch_to_error() {
 	wait $pid
 	rc=$?
 	t1=$(cut -d. -f1 /proc/uptime)
-	[ "$rc" != 0 ] || fail "switch to error: fio succeeded"
-	[ $((t1 - t0)) -le 30 ] || fail "switch to error: fio took $((t1 - t0)) s to fail"
+	[ "$rc" != 0 ] || fatal "switch to error: fio succeeded"
+	[ $((t1 - t0)) -le 30 ] || fatal "switch to error: fio took $((t1 - t0)) s to fail"
 	grep -q "Input/output error" fio-sw.err fio-sw.out ||
-		fail "switch to error: fio failed without EIO: $(tail -c 300 fio-sw.err)"
+		fatal "switch to error: fio failed without EIO: $(tail -c 300 fio-sw.err)"
 	expect_eio dd if=/dev/$FQ of=/dev/null bs=4k count=1 iflag=direct status=none
 	wait_idle $FQ
 	log "table switched to error under fio: EIO after $((t1 - t0)) s, nothing stuck"

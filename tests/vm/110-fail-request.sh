@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Injected request failures (issue 7, fault 2): fail_make_request on the
+# Injected request failures (fault test 2 of 7): fail_make_request on the
 # lower disk (a memory-backed null_blk) at 5 %, while fio writes and then
 # reads through fairq0 with errors counted, not fatal.  Every injected
 # failure hits one of fairq's clones (nothing else does I/O on the lower
@@ -13,7 +13,9 @@
 # kernel has none, so this skips there and runs on the debug kernel.
 DESCRIPTION="fail_make_request at 5 % on the lower disk: errors only where injected, drains"
 TIMEOUT=300
+# shellcheck source=rc
 . /fairq/tests/vm/rc
+# shellcheck source=faultrc
 . /fairq/tests/vm/faultrc
 
 FI=/sys/kernel/debug/fail_make_request
@@ -21,7 +23,7 @@ NB=nullb110
 FQ=fairq0
 TIMES=100000000
 
-[ -d $FI ] || skip "no $FI: kernel without CONFIG_FAIL_MAKE_REQUEST (runs on the debug kernel)"
+[ -d $FI ] || skip_all "no $FI: kernel without CONFIG_FAIL_MAKE_REQUEST (runs on the debug kernel)"
 require_cmd fio
 
 inject_off() {
@@ -42,11 +44,11 @@ fio_inject() {
 	e1=$(stat_field $FQ errors)
 	ferr=$(fio_errs "$out")
 	ios=$(fio_ios "$out" "${rw#rand}")
-	[ "$ferr" -gt 0 ] || fail "$rw: no error seen at 5 % over $ios I/Os"
-	[ "$ferr" -lt "$ios" ] || fail "$rw: every I/O failed ($ferr of $ios)"
-	[ "$(fio_first_err "$out")" = 5 ] || fail "$rw: fio's first error is not EIO"
-	[ $((t0 - t1)) = "$ferr" ] || fail "$rw: $((t0 - t1)) failures injected, fio saw $ferr"
-	[ $((e1 - e0)) = "$ferr" ] || fail "$rw: fairq counted $((e1 - e0)) errors, fio saw $ferr"
+	[ "$ferr" -gt 0 ] || fatal "$rw: no error seen at 5 % over $ios I/Os"
+	[ "$ferr" -lt "$ios" ] || fatal "$rw: every I/O failed ($ferr of $ios)"
+	[ "$(fio_first_err "$out")" = 5 ] || fatal "$rw: fio's first error is not EIO"
+	[ $((t0 - t1)) = "$ferr" ] || fatal "$rw: $((t0 - t1)) failures injected, fio saw $ferr"
+	[ $((e1 - e0)) = "$ferr" ] || fatal "$rw: fairq counted $((e1 - e0)) errors, fio saw $ferr"
 	log "$rw: $ios I/Os, $ferr injected = fio EIO = fairq errors"
 }
 
@@ -56,7 +58,7 @@ fairq_create $FQ /dev/$NB depth=8
 cleanup_push fairq_destroy $FQ
 cleanup_push inject_off
 dd if=/dev/urandom of=base bs=1M count=4 status=none
-dd if=base of=/dev/$FQ bs=64k oflag=direct status=none || fail "base write"
+dd if=base of=/dev/$FQ bs=64k oflag=direct status=none || fatal "base write"
 
 echo 5 >$FI/probability
 echo 1 >$FI/interval
@@ -68,9 +70,9 @@ fio_inject randwrite fi-w.json
 fio_inject randread fi-r.json
 inject_off
 
-[ "$(region_sha /dev/$FQ 0 4096)" = "$(file_sha base)" ] || fail "base data changed"
+[ "$(region_sha /dev/$FQ 0 4096)" = "$(file_sha base)" ] || fatal "base data changed"
 fio --output=fi-v.out --filename=/dev/$FQ --direct=1 --ioengine=libaio \
 	--rw=randwrite --bs=4k --iodepth=8 --offset=4M --size=8M --verify=crc32c \
-	--verify_fatal=1 --name=v >/dev/null 2>&1 || fail "verify after injection stopped"
+	--verify_fatal=1 --name=v >/dev/null 2>&1 || fatal "verify after injection stopped"
 assert_idle $FQ
 log "injection off: base data intact, fio verify clean"

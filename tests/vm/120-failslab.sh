@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Allocation failures (issue 7, fault 3): failslab with task-filter, so
+# Allocation failures (fault test 3 of 7): failslab with task-filter, so
 # only the tasks this test marks (/proc/PID/make-it-fail) see failures,
 # at 10 % and for sleeping allocations too (ignore-gfp-wait=N):
 #  - create: mkdir, backing=, power=1, power=0 40 times, each step in its
@@ -23,7 +23,9 @@
 # then catches anything an error path leaked).
 DESCRIPTION="failslab (task/cache filter) during create, policy switch and I/O"
 TIMEOUT=400
+# shellcheck source=rc
 . /fairq/tests/vm/rc
+# shellcheck source=faultrc
 . /fairq/tests/vm/faultrc
 
 FS=/sys/kernel/debug/failslab
@@ -31,7 +33,7 @@ NB=nullb120
 FQ=fairq0
 CFS=$FAIRQ_CONFIGFS
 
-[ -d $FS ] || skip "no $FS: kernel without CONFIG_FAILSLAB (runs on the debug kernel)"
+[ -d $FS ] || skip_all "no $FS: kernel without CONFIG_FAILSLAB (runs on the debug kernel)"
 require_cmd fio
 
 failslab_off() {
@@ -112,12 +114,12 @@ test_create() {
 	create_loop 40
 	failslab_off
 	read -r ok failed mkdirs <create.tally
-	[ ! -s create.bad ] || fail "create under failslab: $(head -n 3 create.bad)"
+	[ ! -s create.bad ] || fatal "create under failslab: $(head -n 3 create.bad)"
 	grep -v -e "Cannot allocate memory" -e "No such file or directory" steps.err |
 		head -n 3 >create.odd
 	[ ! -s create.odd ] || log "other errors seen: $(cat create.odd)"
-	[ ! -e $CFS/$FQ ] && [ ! -e /sys/block/$FQ ] || fail "create loop left $FQ behind"
-	[ -z "$(ls /sys/block/$NB/holders)" ] || fail "$NB still claimed after the create loop"
+	[ ! -e "$CFS"/$FQ ] && [ ! -e /sys/block/$FQ ] || fatal "create loop left $FQ behind"
+	[ -z "$(ls /sys/block/$NB/holders)" ] || fatal "$NB still claimed after the create loop"
 	fairq_create $FQ /dev/$NB
 	fairq_destroy $FQ
 	log "create under failslab: $ok powered on, $failed steps failed cleanly, $mkdirs marked mkdirs worked"
@@ -149,11 +151,11 @@ test_switch() {
 	touch stop
 	wait $sw
 	failslab_off
-	[ $pid = 0 ] || fail "fio verify during policy switches under failslab failed"
+	[ $pid = 0 ] || fatal "fio verify during policy switches under failslab failed"
 	read -r n f <switch.tally
-	[ "$f" -lt $((3 * n)) ] || fail "policy switch under failslab: all $f writes refused"
+	[ "$f" -lt $((3 * n)) ] || fatal "policy switch under failslab: all $f writes refused"
 	read -r pol <"/sys/block/$FQ/fairq/policy"
-	case $pol in cfq | sfq | fifo) ;; *) fail "policy reads '$pol'" ;; esac
+	case $pol in cfq | sfq | fifo) ;; *) fatal "policy reads '$pol'" ;; esac
 	wait_idle $FQ
 	log "policy switch under failslab: $n rounds, $f writes refused, fio verified"
 }
@@ -161,9 +163,9 @@ test_switch() {
 test_io() {
 	local before after slab
 	fairq_destroy $FQ
-	before=$(ls /sys/kernel/slab | grep '^bio-' | sort)
+	before=$(bio_caches | sort)
 	fairq_create $FQ /dev/$NB depth=16
-	after=$(ls /sys/kernel/slab | grep '^bio-' | sort)
+	after=$(bio_caches | sort)
 	slab=$(comm -13 <(echo "$before") <(echo "$after") | head -n 1)
 	if [ -z "$slab" ] || ! echo 1 >"/sys/kernel/slab/$slab/failslab" 2>/dev/null; then
 		log "I/O: fairq's bio slab is shared with another bio_set ('$slab'): cache-filter phase not run"
@@ -176,10 +178,10 @@ test_io() {
 	(
 		echo 1 >/proc/self/make-it-fail
 		exec dd if=io of=/dev/$FQ bs=64k oflag=direct status=none
-	) || fail "marked dd write through $FQ failed with $slab failing"
+	) || fatal "marked dd write through $FQ failed with $slab failing"
 	failslab_off
 	[ "$(region_sha /dev/$FQ 0 8192)" = "$(file_sha io)" ] ||
-		fail "data written while $slab failed did not read back"
+		fatal "data written while $slab failed did not read back"
 	wait_idle $FQ
 	log "I/O with $slab failing at 50 %: 8 MiB written by a marked dd, verified"
 }

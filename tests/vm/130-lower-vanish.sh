@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The lower device goes away (issue 7, fault 4).
+# The lower device goes away (fault test 4 of 7).
 #  - nbd: ext4 on fairq0 over /dev/nbd0 (fairq-nbd in the guest), a writer
 #    busy in it; the server is SIGKILLed and `nbd-client -d` disconnects
 #    nbd0 under the mounted fairq0.  The writer must get errors in bounded
@@ -15,28 +15,12 @@
 # boot, and a PCI rescan must bring vdc back (later tests use it).
 DESCRIPTION="lower device vanishes: nbd killed+disconnected under ext4, virtio PCI removal"
 TIMEOUT=300
+# shellcheck source=rc
 . /fairq/tests/vm/rc
+# shellcheck source=faultrc
 . /fairq/tests/vm/faultrc
 
-SOCK=/tmp/130-nbd.sock
-IMG=/tmp/130-nbd.img
-SLOG=/tmp/130-nbd.log
 MNT=/tmp/130-mnt
-
-nbd_up() {
-	rm -f "$SOCK"
-	fairq-nbd --unix "$SOCK" --size 64M "$IMG" >>"$SLOG" 2>&1 &
-	NBD_PID=$!
-	local i
-	for i in $(seq 100); do
-		[ -S "$SOCK" ] && break
-		kill -0 $NBD_PID 2>/dev/null || fail "fairq-nbd exited: $(cat $SLOG)"
-		sleep 0.1
-	done
-	nbd-client -unix "$SOCK" /dev/nbd0 -b 4096 -t 5 >/dev/null ||
-		fail "nbd-client: $(cat $SLOG)"
-	wait_for test "$(cat /sys/block/nbd0/size)" -gt 0
-}
 
 # elapsed_since T0: whole seconds of uptime since T0
 elapsed_since() {
@@ -46,13 +30,12 @@ elapsed_since() {
 test_nbd() {
 	local pid t0 rc
 	require_cmd fairq-nbd nbd-client mkfs.ext4
-	modprobe nbd nbds_max=2 || skip "no nbd module"
-	nbd_up
+	nbd_create 130-nbd 64M
 	fairq_create fairq0 /dev/nbd0 depth=8
-	mkfs.ext4 -q -F /dev/fairq0 || fail "mkfs.ext4 on fairq0 over nbd"
+	mkfs.ext4 -q -F /dev/fairq0 || fatal "mkfs.ext4 on fairq0 over nbd"
 	mkdir -p $MNT
-	mount /dev/fairq0 $MNT || fail "mount fairq0"
-	dd if=/dev/urandom of=$MNT/a bs=1M count=4 conv=fsync status=none || fail "write before the kill"
+	mount /dev/fairq0 $MNT || fatal "mount fairq0"
+	dd if=/dev/urandom of=$MNT/a bs=1M count=4 conv=fsync status=none || fatal "write before the kill"
 	# a writer that syncs every MiB: it must see the device go
 	(
 		i=0
@@ -64,17 +47,17 @@ test_nbd() {
 	pid=$!
 	wait_for stat_above fairq0 done_reqs 200
 	t0=$(cut -d. -f1 /proc/uptime)
-	kill -9 $NBD_PID
-	wait $NBD_PID 2>/dev/null
+	kill -9 "$NBD_PID"
+	wait "$NBD_PID" 2>/dev/null
 	nbd-client -d /dev/nbd0 >/dev/null 2>&1
 	wait $pid
 	rc=$?
-	[ $rc = 3 ] || fail "nbd: writer ended with $rc"
-	[ "$(elapsed_since "$t0")" -le 40 ] || fail "nbd: writer took $(elapsed_since "$t0") s to fail"
+	[ $rc = 3 ] || fatal "nbd: writer ended with $rc"
+	[ "$(elapsed_since "$t0")" -le 40 ] || fatal "nbd: writer took $(elapsed_since "$t0") s to fail"
 	log "nbd: writer failed $(elapsed_since "$t0") s after kill + disconnect"
 	wait_idle fairq0 30
-	umount $MNT || fail "umount of fairq0 over a dead nbd0"
-	[ "$(stat_field fairq0 errors)" -gt 0 ] || fail "nbd: no errors counted"
+	umount $MNT || fatal "umount of fairq0 over a dead nbd0"
+	[ "$(stat_field fairq0 errors)" -gt 0 ] || fatal "nbd: no errors counted"
 	fairq_destroy fairq0
 	log "nbd: unmounted, fairq0 destroyed ($(elapsed_since "$t0") s after the kill)"
 }
@@ -87,7 +70,7 @@ pci_of() {
 test_pci_remove() {
 	local pci pid t0 rc
 	pci=$(pci_of vdc)
-	[ -e "/sys/bus/pci/devices/$pci/remove" ] || skip "vdc is not a PCI device ($pci)"
+	[ -e "/sys/bus/pci/devices/$pci/remove" ] || skip_all "vdc is not a PCI device ($pci)"
 	fairq_create fairq0 /dev/vdc depth=16
 	fio --output=fio-pci.out --filename=/dev/fairq0 --direct=1 --ioengine=libaio \
 		--rw=randrw --bs=4k --iodepth=16 --size=32M --time_based --runtime=60 \
@@ -95,14 +78,14 @@ test_pci_remove() {
 	pid=$!
 	wait_for stat_above fairq0 done_reqs 300
 	t0=$(cut -d. -f1 /proc/uptime)
-	echo 1 >"/sys/bus/pci/devices/$pci/remove" || fail "PCI remove of $pci"
+	echo 1 >"/sys/bus/pci/devices/$pci/remove" || fatal "PCI remove of $pci"
 	wait $pid
 	rc=$?
-	[ $rc != 0 ] || fail "pci: fio succeeded with vdc removed"
-	[ "$(elapsed_since "$t0")" -le 30 ] || fail "pci: fio took $(elapsed_since "$t0") s to fail"
+	[ $rc != 0 ] || fatal "pci: fio succeeded with vdc removed"
+	[ "$(elapsed_since "$t0")" -le 30 ] || fatal "pci: fio took $(elapsed_since "$t0") s to fail"
 	grep -q "Input/output error" fio-pci.err fio-pci.out ||
-		fail "pci: fio failed without EIO: $(tail -c 300 fio-pci.err)"
-	[ ! -e /sys/block/vdc ] || fail "vdc still registered after removal"
+		fatal "pci: fio failed without EIO: $(tail -c 300 fio-pci.err)"
+	[ ! -e /sys/block/vdc ] || fatal "vdc still registered after removal"
 	expect_eio dd if=/dev/fairq0 of=/dev/null bs=4k count=1 iflag=direct status=none
 	wait_idle fairq0
 	fairq_destroy fairq0
@@ -121,8 +104,8 @@ test_new_lower() {
 	fairq_create fairq1 /dev/nullb130
 	cleanup_push fairq_destroy fairq1
 	dd if=/dev/urandom of=p bs=64k count=32 status=none
-	dd if=p of=/dev/fairq1 bs=64k oflag=direct status=none || fail "write to the new fairq"
-	[ "$(region_sha /dev/fairq1 0 2048)" = "$(file_sha p)" ] || fail "new fairq lost data"
+	dd if=p of=/dev/fairq1 bs=64k oflag=direct status=none || fatal "write to the new fairq"
+	[ "$(region_sha /dev/fairq1 0 2048)" = "$(file_sha p)" ] || fatal "new fairq lost data"
 	assert_idle fairq1
 	log "a new fairq over a new null_blk works in the same boot"
 }
@@ -133,6 +116,6 @@ test_nbd
 test_pci_remove
 test_new_lower
 rescan_vdc
-[ -b /dev/vdc ] || fail "vdc did not come back after a PCI rescan"
-[ "$(dev_size_mb /dev/vdc)" = "${FAIRQ_DISK_MB:-512}" ] || fail "vdc back with $(dev_size_mb /dev/vdc) MiB"
+[ -b /dev/vdc ] || fatal "vdc did not come back after a PCI rescan"
+[ "$(dev_size_mb /dev/vdc)" = "${FAIRQ_DISK_MB:-512}" ] || fatal "vdc back with $(dev_size_mb /dev/vdc) MiB"
 log "vdc back after a PCI rescan"

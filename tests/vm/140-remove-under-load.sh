@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Removal and control under load (issue 7, fault 5).  Tried here:
+# Removal and control under load (fault test 5 of 7).  Tried here:
 #  - power=0 and rmmod while fio runs on fairq0 (both refused: EBUSY and
 #    "in use"), then rmdir while fio runs (configfs cannot refuse: the disk
 #    is torn down, fio ends with errors in bounded time, the lower device
@@ -20,7 +20,9 @@
 #    verify errors.
 DESCRIPTION="power=0/rmdir/rmmod under fio and mounted; 16 devs x 2 racers; tunable storm under verify"
 TIMEOUT=420
+# shellcheck source=rc
 . /fairq/tests/vm/rc
+# shellcheck source=faultrc
 . /fairq/tests/vm/faultrc
 
 CFS=$FAIRQ_CONFIGFS
@@ -30,12 +32,12 @@ MNT=/tmp/140-mnt
 rmmod_refused() {
 	local out
 	if out=$(rmmod fairq 2>&1); then
-		fail "rmmod fairq succeeded $1"
+		fatal "rmmod fairq succeeded $1"
 	fi
-	[ -d /sys/module/fairq ] || fail "fairq gone after a refused rmmod"
+	[ -d /sys/module/fairq ] || fatal "fairq gone after a refused rmmod"
 	case $out in
 	*"in use"*) ;;
-	*) fail "rmmod $1: '$out', expected 'in use'" ;;
+	*) fatal "rmmod $1: '$out', expected 'in use'" ;;
 	esac
 }
 
@@ -49,24 +51,24 @@ test_under_fio() {
 	wait_for stat_above fairq0 done_reqs 200
 	expect_errno EBUSY "echo 0 > $CFS/fairq0/power"
 	rmmod_refused "while fio runs on fairq0"
-	[ "$(cat $CFS/fairq0/power)" = 1 ] || fail "fairq0 off after refusals"
+	[ "$(cat "$CFS"/fairq0/power)" = 1 ] || fatal "fairq0 off after refusals"
 	t0=$(cut -d. -f1 /proc/uptime)
-	rmdir $CFS/fairq0 || fail "rmdir under fio"
+	rmdir "$CFS"/fairq0 || fatal "rmdir under fio"
 	wait $pid
 	rc=$?
-	[ $rc != 0 ] || fail "fio succeeded although fairq0 was removed under it"
-	[ $(($(cut -d. -f1 /proc/uptime) - t0)) -le 20 ] || fail "fio took too long to end"
-	[ ! -e /sys/block/fairq0 ] || fail "fairq0 still registered"
-	[ -z "$(ls /sys/block/$NB/holders)" ] || fail "$NB still held: $(ls /sys/block/$NB/holders)"
+	[ $rc != 0 ] || fatal "fio succeeded although fairq0 was removed under it"
+	[ $(($(cut -d. -f1 /proc/uptime) - t0)) -le 20 ] || fatal "fio took too long to end"
+	[ ! -e /sys/block/fairq0 ] || fatal "fairq0 still registered"
+	[ -z "$(ls /sys/block/$NB/holders)" ] || fatal "$NB still held: $(ls /sys/block/$NB/holders)"
 	log "fio: power=0 EBUSY, rmmod refused, rmdir tore down; fio ended (rc $rc)"
 }
 
 test_mounted() {
 	local pid rc
 	fairq_create fairq0 /dev/$NB
-	mkfs.ext4 -q -F /dev/fairq0 || fail "mkfs.ext4"
+	mkfs.ext4 -q -F /dev/fairq0 || fatal "mkfs.ext4"
 	mkdir -p $MNT
-	mount /dev/fairq0 $MNT || fail "mount"
+	mount /dev/fairq0 $MNT || fatal "mount"
 	(
 		i=0
 		while dd if=/dev/zero of=$MNT/f$((i % 8)) bs=256k count=4 conv=fsync status=none 2>/dev/null; do
@@ -78,30 +80,31 @@ test_mounted() {
 	wait_for stat_above fairq0 done_reqs 100
 	expect_errno EBUSY "echo 0 > $CFS/fairq0/power"
 	rmmod_refused "while fairq0 is mounted"
-	rmdir $CFS/fairq0 || fail "rmdir while mounted"
+	rmdir "$CFS"/fairq0 || fatal "rmdir while mounted"
 	wait $pid
 	rc=$?
-	[ $rc = 3 ] || fail "mounted: writer ended with $rc"
+	[ $rc = 3 ] || fatal "mounted: writer ended with $rc"
 	rmmod_refused "while a removed fairq0 is still mounted"
-	umount $MNT || fail "umount after rmdir"
-	[ -z "$(ls /sys/block/$NB/holders)" ] || fail "$NB still held after umount"
-	rmmod fairq || fail "rmmod after umount"
+	umount $MNT || fatal "umount after rmdir"
+	[ -z "$(ls /sys/block/$NB/holders)" ] || fatal "$NB still held after umount"
+	rmmod fairq || fatal "rmmod after umount"
 	load_fairq
 	log "mounted: power=0 EBUSY, rmmod refused, rmdir ok, writer failed, umount, rmmod ok"
 }
 
 # racer ORDER...: mkdir/backing/power=1/power=0/rmdir each name, 2 rounds
 racer() {
-	local r i d out
-	for r in 1 2; do
+	local i d
+	for _ in 1 2; do
 		for i in "$@"; do
 			d=$CFS/fq140-$i
-			out=""
-			busybox mkdir "$d" 2>>racer.err
-			{ printf "/dev/${NB}_$i" >"$d/backing" &&
-				printf 1 >"$d/power" &&
-				printf 0 >"$d/power"; } 2>>racer.err
-			busybox rmdir "$d" 2>>racer.err
+			{
+				busybox mkdir "$d"
+				printf '%s' "/dev/${NB}_$i" >"$d/backing" &&
+					printf 1 >"$d/power" &&
+					printf 0 >"$d/power"
+				busybox rmdir "$d"
+			} 2>>racer.err
 		done
 	done
 }
@@ -109,8 +112,8 @@ racer() {
 test_racers() {
 	local i bad
 	for i in $(seq 0 15); do
-		null_blk_create ${NB}_$i size=16
-		cleanup_push null_blk_destroy ${NB}_$i
+		null_blk_create ${NB}_"$i" size=16
+		cleanup_push null_blk_destroy ${NB}_"$i"
 	done
 	: >racer.err
 	racer $(seq 0 15) &
@@ -120,14 +123,14 @@ test_racers() {
 	wait $p1 $p2
 	bad=$(grep -v -e "File exists" -e "No such file or directory" \
 		-e "Device or resource busy" racer.err | head -n 3)
-	[ -z "$bad" ] || fail "racers: unexpected errors: $bad"
-	[ -z "$(ls $CFS)" ] || fail "racers left entries: $(ls $CFS)"
+	[ -z "$bad" ] || fatal "racers: unexpected errors: $bad"
+	[ -z "$(ls "$CFS")" ] || fatal "racers left entries: $(ls "$CFS")"
 	for i in $(seq 0 15); do
-		[ ! -e /sys/block/fq140-$i ] || fail "fq140-$i still registered"
-		[ -z "$(ls /sys/block/${NB}_$i/holders)" ] || fail "${NB}_$i still claimed"
+		[ ! -e /sys/block/fq140-"$i" ] || fatal "fq140-$i still registered"
+		[ -z "$(ls /sys/block/${NB}_"$i"/holders)" ] || fatal "${NB}_$i still claimed"
 	done
 	fairq_create fq140-3 /dev/${NB}_3
-	dd if=/dev/zero of=/dev/fq140-3 bs=64k count=16 oflag=direct status=none || fail "fq140-3 I/O"
+	dd if=/dev/zero of=/dev/fq140-3 bs=64k count=16 oflag=direct status=none || fatal "fq140-3 I/O"
 	fairq_destroy fq140-3
 	log "16 devices x 2 racers x 2 rounds: $(wc -l <racer.err) lost races, all EEXIST/ENOENT/EBUSY, nothing left"
 }
@@ -178,13 +181,13 @@ test_storm() {
 	verr=$?
 	touch stop
 	wait $w1 $w2
-	[ $verr = 0 ] || fail "fio verify under the storm failed (rc $verr): $(tail -c 300 fio-storm.err)"
-	[ "$(fio_errs fio-storm.json)" = 0 ] || fail "fio counted errors under the storm"
+	[ $verr = 0 ] || fatal "fio verify under the storm failed (rc $verr): $(tail -c 300 fio-storm.err)"
+	[ "$(fio_errs fio-storm.json)" = 0 ] || fatal "fio counted errors under the storm"
 	read -r n1 r1 <storm.$seed1
 	read -r n2 r2 <storm.$seed2
 	[ "$r1" = 0 ] && [ "$r2" = 0 ] ||
-		fail "storm: valid writes refused ($r1, $r2): $(head -n 3 storm.err)"
-	[ $((n1 + n2)) -gt 50 ] || fail "storm: only $((n1 + n2)) writes"
+		fatal "storm: valid writes refused ($r1, $r2): $(head -n 3 storm.err)"
+	[ $((n1 + n2)) -gt 50 ] || fatal "storm: only $((n1 + n2)) writes"
 	wait_idle fairq0
 	fairq_destroy fairq0
 	log "storm: $n1 + $n2 tunable writes during fio verify (2 x 8 MiB), 0 refused, 0 verify errors"

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Control fuzz (issue 7, fault 6): a seeded random writer (bash $RANDOM,
+# Control fuzz (fault test 6 of 7): a seeded random writer (bash $RANDOM,
 # seed printed; FUZZ_SEED=N reruns one) to every configfs attribute and,
 # while powered, every sysfs attribute of a fairq device.  Values tried:
 # binary junk of 1-4096 bytes (any byte but NUL), empty writes, numbers at
@@ -18,7 +18,9 @@
 # attribute must read back a valid value), and I/O still verifies.
 DESCRIPTION="seeded control fuzz of every configfs/sysfs attribute against a parser model"
 TIMEOUT=400
+# shellcheck source=rc
 . /fairq/tests/vm/rc
+# shellcheck source=faultrc
 . /fairq/tests/vm/faultrc
 export LC_ALL=C
 
@@ -31,8 +33,9 @@ N_CONC=${FUZZ_NC:-250}
 EF=$TMPDIR/err
 
 # every tunable of the core's table (tests/vm/tunablesrc), and classify
+# shellcheck source=tunablesrc
 . /fairq/tests/vm/tunablesrc
-load_tunables || fail "no tunables read from sched/fq_tunables_table.h"
+load_tunables /fairq/sched/fq_tunables_table.h || fatal "no tunables read from sched/fq_tunables_table.h"
 NUMS=() WORD_TUN=() SYS_TUN=() SYS_RO_TUN=()
 declare -A MIN=() MAX=() WORDS=([classify]="tgid pid cgroup uid")
 for t in "${TUNABLES[@]}"; do
@@ -55,6 +58,7 @@ make_pool() {
 	CH=()
 	for ((i = 1; i < 256; i++)); do
 		printf -v hex '%02x' "$i"
+		# shellcheck disable=SC2059 # the format is the escape \xHH that makes the byte
 		printf -v ch "\\x$hex"
 		CH[i]=$ch
 	done
@@ -138,20 +142,13 @@ predict() {
 	esac
 }
 
-# errno_of TEXT: the errno name of bash's error message TEXT
+# errno_of TEXT: ERRNO, the errno name of bash's error message TEXT
 errno_of() {
-	case $1 in
-	*"Invalid argument"*) ERRNO=EINVAL ;;
-	*"Numerical result out of range"*) ERRNO=ERANGE ;;
-	*"Device or resource busy"*) ERRNO=EBUSY ;;
-	*"No such file or directory"*) ERRNO=ENOENT ;;
-	*"Block device required"*) ERRNO=ENOTBLK ;;
-	*"File name too long"*) ERRNO=ENAMETOOLONG ;;
-	*"Not a directory"*) ERRNO=ENOTDIR ;;
-	*"Permission denied"*) ERRNO=EACCES ;;
-	*"Argument list too long"*) ERRNO=E2BIG ;;
-	*) ERRNO="other($1)" ;;
-	esac
+	if errno_name "$1"; then
+		ERRNO=$ERRNO_NAME
+	else
+		ERRNO="other($1)"
+	fi
 }
 
 # put FILE VAL: write VAL with one write(2) (no fork); RC, ERRNO
@@ -172,12 +169,12 @@ check_state() {
 	local a v d
 	for a in "${CFS_RW[@]}"; do
 		read -r v <"$C/$a" || v=""
-		[ "$v" = "${ST[$a]}" ] || fail "$1: configfs $a reads '$v', model '${ST[$a]}'"
+		[ "$v" = "${ST[$a]}" ] || fatal "$1: configfs $a reads '$v', model '${ST[$a]}'"
 	done
 	if [ "${ST[power]}" = 1 ]; then
 		for a in "${SYS_RW[@]}" backing "${SYS_RO_TUN[@]}"; do
 			read -r v <"$S/$a" || v=""
-			[ "$v" = "${ST[$a]}" ] || fail "$1: sysfs $a reads '$v', model '${ST[$a]}'"
+			[ "$v" = "${ST[$a]}" ] || fatal "$1: sysfs $a reads '$v', model '${ST[$a]}'"
 		done
 	fi
 }
@@ -185,7 +182,7 @@ check_state() {
 load_state() {
 	local a
 	for a in "${CFS_RW[@]}"; do
-		read -r ST[$a] <"$C/$a" || ST[$a]=""
+		read -r ST["$a"] <"$C/$a" || ST[$a]=""
 	done
 }
 
@@ -217,6 +214,7 @@ gen() {
 		[ "$a" = buckets ] && VAL=$((1 << (RANDOM % 13)))
 		((RANDOM % 2)) && VAL+=$'\n' ;;
 	4)	# words, as they are and mangled
+		# shellcheck disable=SC2206 # each WORDS[] is a list of words, split on purpose
 		w=(${WORDS[*]})
 		VAL=${w[RANDOM % ${#w[@]}]}
 		case $((RANDOM % 7)) in
@@ -244,14 +242,14 @@ fuzz_one() {
 	put "$dir/$a" "$VAL"
 	printf -v show '%q' "${VAL:0:40}"
 	if [ -z "$EXP" ]; then
-		[ $RC = 0 ] || fail "$dir/$a <- $show (${#VAL} bytes): refused ($ERRNO), model accepts"
+		[ $RC = 0 ] || fatal "$dir/$a <- $show (${#VAL} bytes): refused ($ERRNO), model accepts"
 		ST[$a]=$NEWV
 	else
-		[ $RC = 1 ] || fail "$dir/$a <- $show (${#VAL} bytes): accepted, model says $EXP"
+		[ $RC = 1 ] || fatal "$dir/$a <- $show (${#VAL} bytes): accepted, model says $EXP"
 		case $EXP:$ERRNO in
 		PATH:ENOENT | PATH:ENOTBLK | PATH:ENAMETOOLONG | PATH:ENOTDIR) ;;
 		"$EXP:$EXP") ;;
-		*) fail "$dir/$a <- $show (${#VAL} bytes): $ERRNO, model says $EXP" ;;
+		*) fatal "$dir/$a <- $show (${#VAL} bytes): $ERRNO, model says $EXP" ;;
 		esac
 		REFUSED=$((REFUSED + 1))
 	fi
@@ -276,14 +274,14 @@ fuzz_fixed() {
 	local a
 	for a in "${SYS_RO[@]}"; do
 		put "$S/$a" 1
-		[ "$RC:$ERRNO" = 1:EACCES ] || fail "write to read-only $S/$a: rc $RC $ERRNO"
+		[ "$RC:$ERRNO" = 1:EACCES ] || fatal "write to read-only $S/$a: rc $RC $ERRNO"
 	done
 	# the kernel sees the string up to the NUL, as for every sysfs file
-	printf 'sfq\0junk' >"$S/policy" || fail "'sfq<NUL>junk' refused"
+	printf 'sfq\0junk' >"$S/policy" || fatal "'sfq<NUL>junk' refused"
 	ST[policy]=sfq
-	printf '7\0' >"$C/quantum" || fail "'7<NUL>' refused"
+	printf '7\0' >"$C/quantum" || fatal "'7<NUL>' refused"
 	ST[quantum]=7
-	printf '\0' >"$C/depth" 2>/dev/null && fail "'<NUL>' accepted for depth"
+	printf '\0' >"$C/depth" 2>/dev/null && fatal "'<NUL>' accepted for depth"
 	check_state "NUL cases"
 }
 
@@ -311,15 +309,15 @@ valid_state() {
 	for a in "${SYS_RW[@]}"; do
 		read -r v <"$S/$a"
 		if [ -n "${WORDS[$a]:-}" ]; then
-			is_word "$v" "${WORDS[$a]}" || fail "concurrent: $a reads '$v'"
+			is_word "$v" "${WORDS[$a]}" || fatal "concurrent: $a reads '$v'"
 		else
 			parse_u32 "$v"
 			[ -z "$PERR" ] && ((NUM >= MIN[$a] && NUM <= MAX[$a])) ||
-				fail "concurrent: $a reads '$v'"
+				fatal "concurrent: $a reads '$v'"
 		fi
 	done
 	read -r v <"$S/buckets"
-	((v & (v - 1))) && fail "concurrent: buckets reads $v"
+	((v & (v - 1))) && fatal "concurrent: buckets reads $v"
 	return 0
 }
 
@@ -330,9 +328,9 @@ make_pool
 null_blk_create $NB memory_backed=1 size=32
 cleanup_push null_blk_destroy $NB
 load_fairq
-mkdir "$C" || fail "mkdir $C"
+mkdir "$C" || fatal "mkdir $C"
 cleanup_push fairq_destroy $FQ
-echo /dev/$NB >"$C/backing" || fail "backing"
+echo /dev/$NB >"$C/backing" || fatal "backing"
 WRITES=0 REFUSED=0
 load_state
 check_state "initial"
@@ -340,9 +338,9 @@ fuzz_serial "$N_SERIAL"
 log "powered off: $WRITES writes, $REFUSED refused as predicted, state as modelled"
 
 put "$C/power" 1
-[ $RC = 0 ] || fail "power=1 after the offline fuzz: $ERRNO"
+[ $RC = 0 ] || fatal "power=1 after the offline fuzz: $ERRNO"
 ST[power]=1
-wait_for_file /dev/$FQ || fail "/dev/$FQ missing"
+wait_for_file /dev/$FQ || fatal "/dev/$FQ missing"
 # a reader keeps the device busy while the fuzz goes on
 (while dd if=/dev/$FQ of=/dev/null bs=64k count=64 iflag=direct status=none; do :; done) &
 RD=$!
@@ -356,13 +354,13 @@ P1=$!
 fuzzer_bg $((SEED + 2)) "$N_CONC" &
 P2=$!
 wait $P1 $P2
-[ ! -s conc.bad ] || fail "concurrent fuzz: unexpected answers: $(head -n 3 conc.bad)"
+[ ! -s conc.bad ] || fatal "concurrent fuzz: unexpected answers: $(head -n 3 conc.bad)"
 valid_state
 kill $RD 2>/dev/null
 wait $RD 2>/dev/null
 wait_idle $FQ
 dd if=/dev/urandom of=p bs=64k count=32 status=none
-dd if=p of=/dev/$FQ bs=64k oflag=direct status=none || fail "write after the fuzz"
-[ "$(region_sha /dev/$FQ 0 2048)" = "$(file_sha p)" ] || fail "data after the fuzz"
+dd if=p of=/dev/$FQ bs=64k oflag=direct status=none || fatal "write after the fuzz"
+[ "$(region_sha /dev/$FQ 0 2048)" = "$(file_sha p)" ] || fatal "data after the fuzz"
 fairq_destroy $FQ
 log "2 x $N_CONC concurrent writes: known errnos only, valid state; data verifies"

@@ -10,7 +10,9 @@
 # power=1, rmdir of a populated entry) is tested in the VM by
 # tests/vm/070-fairqctl.sh.
 #
-# Last line: "N passed, N failed"; exit status non-zero on any failure.
+# Last line: "N passed, N failed, N skipped" (tests/lib.sh); exit status
+# non-zero on any failure.  What cannot run here (no block device nodes
+# without root, no man) is a counted skip with its reason.
 set -u
 
 here=$(cd "$(dirname "$0")" && pwd)
@@ -21,8 +23,7 @@ CFS=$tmp/cfs
 SYS=$tmp/sys
 CG=$tmp/cgroup
 export FAIRQ_CONFIGFS=$CFS FAIRQ_SYSFS=$SYS
-passed=0
-failed=0
+. "$here/../../tests/lib.sh"
 
 # run ARGS...: fairqctl with stdout/stderr in $tmp/out, $tmp/err; sets $rc
 run() {
@@ -30,14 +31,9 @@ run() {
 	rc=$?
 }
 
-ok() {
-	passed=$((passed + 1))
-	echo "ok - $1"
-}
-
+# not_ok DESC: fail DESC, with the last run's exit status and output
 not_ok() {
-	failed=$((failed + 1))
-	echo "FAIL - $1"
+	fail "$1"
 	echo "  exit status $rc"
 	sed 's/^/  stdout: /' "$tmp/out"
 	sed 's/^/  stderr: /' "$tmp/err"
@@ -274,7 +270,7 @@ test_create() {
 
 	blk=$(find_blockdev)
 	if [ -z "$blk" ]; then
-		echo "skip - create past the block-device check (no block device node)"
+		skip "create past the block-device check: no block device node"
 		return
 	fi
 	mkdir "$CFS/fairq0" "$CFS/fairq1"
@@ -571,7 +567,7 @@ test_top() {
 test_man() {
 	local page=$here/../../man/fairqtab.5
 	if ! command -v man >/dev/null || [ ! -f "$page" ]; then
-		echo "skip - man --warnings on fairqtab.5 (no man or no page)"
+		skip "fairqtab.5 man --warnings: no man or no page"
 		return
 	fi
 	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" >"$tmp/out" 2>"$tmp/err"
@@ -582,9 +578,7 @@ test_man() {
 
 main() {
 	if [ ! -x "$FAIRQCTL" ]; then
-		echo "no fairqctl at $FAIRQCTL (make -C tools)"
-		echo "0 passed, 1 failed"
-		exit 1
+		fatal "no fairqctl at $FAIRQCTL (make -C tools)"
 	fi
 	test_usage
 	test_module_missing
@@ -599,12 +593,11 @@ main() {
 		test_fairqtab "$blk" "$tmp/blk2"
 		test_apply_plan "$blk" "$tmp/blk2"
 	else
-		echo "skip - fairqtab and apply (cannot make block device nodes)"
+		skip "fairqtab and apply: cannot make block device nodes (not root?)"
 	fi
 	test_top
 	test_man
-	echo "$passed passed, $failed failed"
-	[ "$failed" = 0 ]
+	summary
 }
 
 main

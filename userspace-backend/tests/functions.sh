@@ -1,19 +1,27 @@
 # SPDX-License-Identifier: GPL-2.0
+# shellcheck shell=bash
 # functions.sh - shared setup for the fairq-nbd host tests (sourced by bash).
 #
-# Each test-*.sh: sources this file, calls requires/start_server, asserts,
-# exits 0 (pass), 77 (skip) or anything else (fail).  cleanup runs from
-# an EXIT trap: it kills every server the test started and removes $tmp.
+# Each test-*.sh is one test (tests/lib.sh with TLIB_CASE=1): it sources
+# this file, calls requires/start_server and asserts; fatal MSG fails it
+# and stops it, skip_all WHY skips it (exit 77), fail MSG counts a failure
+# and goes on (the test then exits 1).  cleanup runs from an EXIT trap: it
+# kills every server the test started and removes $tmp.
 
 set -u
 set -e
 
 here=$(cd "$(dirname "$0")" && pwd)
 srcdir=$(cd "$here/.." && pwd)
+TLIB_CASE=1
+# shellcheck source=../../tests/lib.sh
+. "$srcdir/../tests/lib.sh"
 server=$srcdir/fairq-nbd
+# shellcheck disable=SC2034 # for the test-*.sh that source this file
 badclient=$here/nbd-badclient
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/fairq-nbd-test.XXXXXX")
 sock=$tmp/nbd.sock
+# shellcheck disable=SC2034 # for the test-*.sh that source this file
 disk=$tmp/disk.img
 log=$tmp/server.log
 uri="nbd+unix:///?socket=$sock"
@@ -21,7 +29,7 @@ server_pids=""
 
 cleanup()
 {
-	status=$?
+	status=$(tlib_case_status $?)
 	for p in $server_pids; do
 		kill -KILL "$p" 2>/dev/null || :
 		wait "$p" 2>/dev/null || :
@@ -36,22 +44,10 @@ cleanup()
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-skip()
-{
-	echo "SKIP: $*"
-	exit 77
-}
-
-fail()
-{
-	echo "FAIL: $*"
-	exit 1
-}
-
 # requires CMD...: skip the test unless CMD runs
 requires()
 {
-	"$@" >/dev/null 2>&1 || skip "requires: $*"
+	"$@" >/dev/null 2>&1 || skip_all "requires: $*"
 }
 
 # start_server ARGS...: fairq-nbd on $sock over $disk; sets $pid
@@ -63,10 +59,10 @@ start_server()
 	server_pids="$server_pids $pid"
 	for _ in $(seq 100); do
 		[ -S "$sock" ] && return 0
-		kill -0 "$pid" 2>/dev/null || fail "server exited at startup: $(tail -n 3 "$log")"
+		kill -0 "$pid" 2>/dev/null || fatal "server exited at startup: $(tail -n 3 "$log")"
 		sleep 0.05
 	done
-	fail "server did not create $sock"
+	fatal "server did not create $sock"
 }
 
 # stop_server: SIGTERM, wait, the exit status must be 0
@@ -75,8 +71,12 @@ stop_server()
 	kill -TERM "$pid"
 	rc=0
 	wait "$pid" || rc=$?
-	server_pids=$(echo "$server_pids" | sed "s/ $pid\b//")
-	[ "$rc" -eq 0 ] || fail "server exit status=$rc after SIGTERM (want 0)"
+	local p rest=""
+	for p in $server_pids; do
+		[ "$p" = "$pid" ] || rest="$rest $p"
+	done
+	server_pids=$rest
+	[ "$rc" -eq 0 ] || fatal "server exit status=$rc after SIGTERM (want 0)"
 }
 
 # qio CMD...: one qemu-io session on $uri, each argument one -c command
@@ -92,10 +92,10 @@ qio()
 # qio_ok CMD...: like qio, but fail on "Pattern verification failed" etc.
 qio_ok()
 {
-	out=$(qio "$@" 2>&1) || fail "qemu-io $* exited $?: $out"
+	out=$(qio "$@" 2>&1) || fatal "qemu-io $* exited $?: $out"
 	case $out in
 	*failed*|*error*|*Error*|*Permission*)
-		fail "qemu-io $*: $out" ;;
+		fatal "qemu-io $*: $out" ;;
 	esac
 }
 
@@ -109,7 +109,7 @@ now_ms()
 bench_secs()
 {
 	local out
-	out=$(qemu-img bench -f raw "$@" "$uri" 2>&1) || fail "qemu-img bench $*: $out"
+	out=$(qemu-img bench -f raw "$@" "$uri" 2>&1) || fatal "qemu-img bench $*: $out"
 	awk '/Run completed in/ { print $4 }' <<<"$out"
 }
 

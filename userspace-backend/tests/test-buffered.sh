@@ -5,11 +5,11 @@ source "$(dirname "$0")/functions.sh"
 requires qemu-io --version
 
 start_server --size 16M --buffered "$disk"
-grep -q "direct=no dio_align=1 min_block=1" "$log" || fail "not buffered: $(grep export "$log")"
+grep -q "direct=no dio_align=1 min_block=1" "$log" || fatal "not buffered: $(grep export "$log")"
 qio_ok "write -P 0x21 3 5" "write -P 0x22 1M 1M" "flush" "read -P 0x21 3 5" \
        "read -P 0 0 3" "read -P 0x22 1M 1M"
-qemu-img bench -f raw -w -c 1000 -d 16 -s 4096 -o 4M --pattern=0x23 "$uri" >/dev/null || fail bench
+qemu-img bench -f raw -w -c 1000 -d 16 -s 4096 -o 4M --pattern=0x23 "$uri" >/dev/null || fatal bench
 stop_server
-[ "$(od -An -tx1 -j 3 -N 5 "$disk" | tr -d ' ')" = 2121212121 ] || fail "bytes 3..7 in the file"
-[ "$(od -An -tx1 -j $((4 << 20)) -N 2 "$disk" | tr -d ' ')" = 2323 ] || fail "bench data in the file"
+[ "$(od -An -tx1 -j 3 -N 5 "$disk" | tr -d ' ')" = 2121212121 ] || fatal "bytes 3..7 in the file"
+[ "$(od -An -tx1 -j $((4 << 20)) -N 2 "$disk" | tr -d ' ')" = 2323 ] || fatal "bench data in the file"
 echo "buffered mode verified"

@@ -24,5 +24,5 @@ for mode in read write; do
 	stop_server
 	mibs=$(awk -v s="$secs" 'BEGIN { printf "%.1f", 60 / s }')
 	echo "figure: --bw 20 $mode: 60 MiB in ${secs}s = $mibs MiB/s (bound 5..23)"
-	capped "$mibs" 20 || fail "$mode throughput $mibs MiB/s outside 5..23"
+	capped "$mibs" 20 || fatal "$mode throughput $mibs MiB/s outside 5..23"
 done

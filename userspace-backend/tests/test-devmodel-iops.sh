@@ -11,9 +11,9 @@ start_server --size 128M --iops 500 "$disk"
 secs=$(bench_secs -c 1500 -d 16 -s 4096 -S 12288)
 iops=$(awk -v s="$secs" 'BEGIN { printf "%.0f", 1500 / s }')
 echo "figure: --iops 500, 4 KiB: 1500 requests in ${secs}s = $iops IOPS (bound 125..575)"
-capped "$iops" 500 || fail "4 KiB IOPS $iops outside 125..575"
+capped "$iops" 500 || fatal "4 KiB IOPS $iops outside 125..575"
 secs=$(bench_secs -c 500 -d 16 -s 65536)
 iops=$(awk -v s="$secs" 'BEGIN { printf "%.0f", 500 / s }')
 echo "figure: --iops 500, 64 KiB: 500 requests in ${secs}s = $iops IOPS (bound 125..575)"
-capped "$iops" 500 || fail "64 KiB IOPS $iops outside 125..575"
+capped "$iops" 500 || fatal "64 KiB IOPS $iops outside 125..575"
 stop_server

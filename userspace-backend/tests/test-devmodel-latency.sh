@@ -19,11 +19,11 @@ stop_server
 per=$(awk -v a="$s1" -v b="$s0" 'BEGIN { printf "%.2f", (a - b) * 1000 / 300 }')
 echo "figure: --latency-us 5000 --depth 1: +${per} ms per request over the bare round trip ($(awk -v b="$s0" 'BEGIN { printf "%.2f", b * 1000 / 300 }') ms) (bound 4.25..20)"
 awk -v v="$per" 'BEGIN { exit !(v >= 4.25 && v <= 20) }' ||
-	fail "added latency $per ms outside 4.25..20"
+	fatal "added latency $per ms outside 4.25..20"
 
 start_server --size 64M --latency-us 5000 --depth 8 "$disk"
 s8=$(bench_secs -c 1200 -d 16 -s 4096)
 stop_server
 ratio=$(awk -v a="$s1" -v b="$s8" 'BEGIN { printf "%.1f", (1200 / b) / (300 / a) }')
 echo "figure: --depth 8 vs --depth 1 at 5 ms: ${ratio}x the IOPS (want >= 2, ideal 8)"
-awk -v r="$ratio" 'BEGIN { exit !(r >= 2) }' || fail "depth 8 only ${ratio}x depth 1"
+awk -v r="$ratio" 'BEGIN { exit !(r >= 2) }' || fatal "depth 8 only ${ratio}x depth 1"

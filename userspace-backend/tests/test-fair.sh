@@ -8,19 +8,19 @@
 # cfq serves the light client at least 2.5x faster than FIFO.
 source "$(dirname "$0")/functions.sh"
 requires qemu-img --version
-"$server" --help | grep -q -- --fair-set || fail "--help lacks --fair-set"
+"$server" --help | grep -q -- --fair-set || fatal "--help lacks --fair-set"
 "$server" --version | grep -q "fair=yes" ||
-	skip "fairq-nbd built without ../sched (FAIR=no)"
+	skip_all "fairq-nbd built without ../sched (FAIR=no)"
 
 for pol in cfq sfq; do
 	start_server --size 32M --fair $pol "$disk"
 	qio_ok "write -P 0x3c 0 4M" "write -P 0x3d 4M 4M" "flush" "discard 8M 1M" \
 	       "read -P 0x3c 0 4M" "read -P 0x3d 4M 4M"
 	qemu-img bench -f raw -w -c 2000 -d 16 -s 4096 -o 16M --pattern=0x44 "$uri" >/dev/null ||
-		fail "$pol: bench"
+		fatal "$pol: bench"
 	qio_ok "read -P 0x44 16M 4k" "read -P 0x3d 4M 4M"
 	stop_server
-	! grep -q "WARN_ON_ONCE" "$log" || fail "$pol: sched core warned: $(grep WARN "$log")"
+	! grep -q "WARN_ON_ONCE" "$log" || fatal "$pol: sched core warned: $(grep WARN "$log")"
 done
 
 # light_secs ARGS...: time for the light client while the heavy one runs
@@ -40,4 +40,4 @@ fifo=$(light_secs)
 cfq=$(light_secs --fair cfq --fair-set quantum=1)
 echo "figure: light client, 100 reads beside a 16-deep one: fifo=${fifo}s cfq(quantum=1)=${cfq}s"
 awk -v f="$fifo" -v c="$cfq" 'BEGIN { exit !(f >= 2.5 * c) }' ||
-	fail "cfq not fairer than fifo (fifo=${fifo}s cfq=${cfq}s)"
+	fatal "cfq not fairer than fifo (fifo=${fifo}s cfq=${cfq}s)"

@@ -16,11 +16,11 @@ for _ in $(seq 50); do
 	grep -q holding "$tmp/h1" && grep -q holding "$tmp/h2" && break
 	sleep 0.1
 done
-grep -q holding "$tmp/h2" || fail "second holder did not get in"
+grep -q holding "$tmp/h2" || fatal "second holder did not get in"
 rc=0
 qemu-io -f raw -c "read 0 4k" "$uri" >"$tmp/out" 2>&1 || rc=$?
-[ "$rc" -ne 0 ] || fail "third client was served despite --max-conns 2"
-grep -q "too many connections (max_conns=2)" "$log" || fail "no log line for the refusal"
+[ "$rc" -ne 0 ] || fatal "third client was served despite --max-conns 2"
+grep -q "too many connections (max_conns=2)" "$log" || fatal "no log line for the refusal"
 kill "${holders[0]}"
 wait "${holders[0]}" 2>/dev/null || :
 ok=0
@@ -32,7 +32,7 @@ for _ in $(seq 50); do
 	fi
 	sleep 0.1
 done
-[ "$ok" = 1 ] || fail "no place after a holder left: $(cat "$tmp/out")"
+[ "$ok" = 1 ] || fatal "no place after a holder left: $(cat "$tmp/out")"
 kill "${holders[1]}"
 stop_server
 echo "third connection refused, served after a place freed"

@@ -13,8 +13,8 @@ for i in 0 1 2 3 4 5 6 7; do
 	pids+=($!)
 done
 for i in 0 1 2 3 4 5 6 7; do
-	wait "${pids[$i]}" || fail "client $i: $(cat "$tmp/c$i.out")"
-	! grep -q -i "fail\|error" "$tmp/c$i.out" || fail "client $i: $(cat "$tmp/c$i.out")"
+	wait "${pids[$i]}" || fatal "client $i: $(cat "$tmp/c$i.out")"
+	! grep -q -i "fail\|error" "$tmp/c$i.out" || fatal "client $i: $(cat "$tmp/c$i.out")"
 done
 cmds=("flush")
 for i in 0 1 2 3 4 5 6 7; do
@@ -27,6 +27,6 @@ for i in 0 1 2 3 4 5 6 7; do
 	b=$(od -An -tx1 -j $((i * 8 << 20)) -N 1 "$disk" | tr -d ' ')
 	e=$(od -An -tx1 -j $(((i * 8 + 8 << 20) - 1)) -N 1 "$disk" | tr -d ' ')
 	[ "$b$e" = "$(printf '%02x%02x' $((0x10 + i)) $((0x10 + i)))" ] ||
-		fail "region $i in the backing file: first=$b last=$e"
+		fatal "region $i in the backing file: first=$b last=$e"
 done
 echo "8 concurrent connections verified"

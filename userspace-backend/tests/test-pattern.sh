@@ -15,12 +15,12 @@ qio_ok "write -f -P 0x77 8M 128k" "write -P 0x11 513 1000" \
        "read -P 0xab 1513 1000"
 stop_server
 
-[ "$(stat -c %s "$disk")" -eq $((64 << 20)) ] || fail "backing file size changed"
+[ "$(stat -c %s "$disk")" -eq $((64 << 20)) ] || fatal "backing file size changed"
 check_bytes()	# offset length byte
 {
 	local got
 	got=$(od -An -v -tx1 -j "$1" -N "$2" "$disk" | tr -s ' \n' '\n' | grep . | sort -u)
-	[ "$got" = "$3" ] || fail "backing file at $1+$2: bytes '$(echo $got)' (want $3)"
+	[ "$got" = "$3" ] || fatal "backing file at $1+$2: bytes '$got' (want $3)"
 }
 check_bytes 0 512 ab
 check_bytes 513 1000 11

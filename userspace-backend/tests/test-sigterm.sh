@@ -17,19 +17,19 @@ t1=$(now_ms)
 wait "$client" || :
 # at most depth=4 requests of 64 KiB wait at 4 MiB/s: 62 ms, plus slack
 echo "figure: exit after SIGTERM took $((t1 - t0)) ms"
-[ $((t1 - t0)) -lt 3000 ] || fail "SIGTERM drain took $((t1 - t0)) ms"
-grep -q "exit: clean" "$log" || fail "no clean exit line"
+[ $((t1 - t0)) -lt 3000 ] || fatal "SIGTERM drain took $((t1 - t0)) ms"
+grep -q "exit: clean" "$log" || fatal "no clean exit line"
 head -c 65536 /dev/zero | tr '\0' 'a' > "$tmp/pat"
 written=0
 for i in $(seq 0 255); do
 	if cmp -s -n 65536 -i $((i * 65536)):0 "$disk" "$tmp/pat"; then
 		written=$((written + 1))
 	elif ! cmp -s -n 65536 -i $((i * 65536)):0 "$disk" /dev/zero; then
-		fail "block $i is torn"
+		fatal "block $i is torn"
 	fi
 done
 echo "figure: $written of 256 blocks written before SIGTERM"
-[ "$written" -ge 4 ] && [ "$written" -lt 256 ] || fail "written=$written (want 4..255)"
+[ "$written" -ge 4 ] && [ "$written" -lt 256 ] || fatal "written=$written (want 4..255)"
 
 # a client that sends 64 MiB of reads and never takes a reply: SIGTERM
 # still ends the server (after --drain-timeout 1), with exit status 0
@@ -44,5 +44,5 @@ stop_server
 t1=$(now_ms)
 kill "$stuck" 2>/dev/null || :
 echo "figure: exit with a client not reading replies took $((t1 - t0)) ms (--drain-timeout 1)"
-[ $((t1 - t0)) -lt 5000 ] || fail "stuck client held shutdown for $((t1 - t0)) ms"
-grep -q "still busy after 1 s; cutting" "$log" || fail "no log line for cutting the stuck client"
+[ $((t1 - t0)) -lt 5000 ] || fatal "stuck client held shutdown for $((t1 - t0)) ms"
+grep -q "still busy after 1 s; cutting" "$log" || fatal "no log line for cutting the stuck client"

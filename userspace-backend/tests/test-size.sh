@@ -6,27 +6,27 @@ source "$(dirname "$0")/functions.sh"
 requires qemu-img --version
 
 start_server --size 1G "$disk"
-[ "$(stat -c %s "$disk")" -eq $((1 << 30)) ] || fail "size $(stat -c %s "$disk") != 1G"
+[ "$(stat -c %s "$disk")" -eq $((1 << 30)) ] || fatal "size $(stat -c %s "$disk") != 1G"
 blocks=$(stat -c %b "$disk")
-[ "$blocks" -lt 2048 ] || fail "--size file is not sparse ($blocks blocks)"
-qemu-img info "$uri" | grep -q "virtual size: 1 GiB" || fail "qemu-img info: $(qemu-img info "$uri")"
+[ "$blocks" -lt 2048 ] || fatal "--size file is not sparse ($blocks blocks)"
+qemu-img info "$uri" | grep -q "virtual size: 1 GiB" || fatal "qemu-img info: $(qemu-img info "$uri")"
 qio_ok "write -P 0x99 $(((1 << 30) - 4096)) 4096" "read -P 0x99 $(((1 << 30) - 4096)) 4096"
 stop_server
 start_server --size 2G "$disk"
-[ "$(stat -c %s "$disk")" -eq $((2 << 30)) ] || fail "not extended to 2G"
+[ "$(stat -c %s "$disk")" -eq $((2 << 30)) ] || fatal "not extended to 2G"
 qio_ok "read -P 0x99 $(((1 << 30) - 4096)) 4096"
 stop_server
 rc=0
 "$server" -u "$sock" --size 1M "$disk" >"$tmp/out" 2>&1 || rc=$?
-[ "$rc" -eq 1 ] || fail "shrinking --size exit status=$rc (want 1)"
-grep -q "larger than --size" "$tmp/out" || fail "no message: $(cat "$tmp/out")"
-[ "$(stat -c %s "$disk")" -eq $((2 << 30)) ] || fail "file was shrunk"
+[ "$rc" -eq 1 ] || fatal "shrinking --size exit status=$rc (want 1)"
+grep -q "larger than --size" "$tmp/out" || fatal "no message: $(cat "$tmp/out")"
+[ "$(stat -c %s "$disk")" -eq $((2 << 30)) ] || fatal "file was shrunk"
 # odd size: min block 1 is advertised, unaligned parts go buffered
 truncate -s 1000000 "$disk"
 start_server "$disk"
 grep -q "size=1000000 direct=yes dio_align=512 min_block=1" "$log" ||
-	fail "odd size: $(grep export "$log")"
+	fatal "odd size: $(grep export "$log")"
 qio_ok "write -P 0x12 999000 1000" "read -P 0x12 999000 1000"
 stop_server
-[ "$(stat -c %s "$disk")" -eq 1000000 ] || fail "odd-sized file changed size"
+[ "$(stat -c %s "$disk")" -eq 1000000 ] || fatal "odd-sized file changed size"
 echo "sparse create, extend, no shrink, odd size"

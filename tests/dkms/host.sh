@@ -1,31 +1,23 @@
 #!/bin/bash
-# tests/host/dkms-vm.sh - the DKMS-built module in the VM (suite "dkms-vm",
-# run with the VM suites by tests/run).
+# tests/dkms/host.sh - the DKMS-built module in the VM (suite "dkms-vm",
+# run with the VM suites by tests/run); host half of the suite, the guest
+# half is tests/dkms/vm-dkms-module.sh.
 #
 # Boots Debian's default kernel with build/dkms/KVER/fairq.ko, the module
 # dkms built from the fairq-dkms package (tests/host/deb-install.sh puts
 # it there; when it is missing this script builds the package and runs
 # the same scratch-root dkms build), loaded through `vm/run --module`, and
-# runs packaging/tests/vm-dkms-module.sh (the loaded module is that file,
+# runs tests/dkms/vm-dkms-module.sh (the loaded module is that file,
 # signed by DKMS's key) and the quick suite against it:
-# tests/vm/010-create.sh and 020-integrity.sh.  vm/run's summary ("N passed, N failed") is the
-# suite's; a check here that fails first prints its own.
+# tests/vm/010-create.sh and 020-integrity.sh.  vm/run's summary ("N
+# passed, N failed, N skipped") is the suite's; a check here that fails
+# first ends the suite with its own (tests/lib.sh fatal).
 set -u
 
 top=$(cd "$(dirname "$0")/../.." && pwd)
+. "$top/tests/lib.sh"
 kver=${KVER:-$("$top/scripts/debian-kver")}
 ko="$top/build/dkms/$kver/fairq.ko"
-
-summary() {
-	echo "$1 passed, $2 failed, ${3:-0} skipped"
-	[ "$2" = 0 ]
-	exit
-}
-
-if ! "$top/vm/run" --help 2>&1 | grep -q -- '--module'; then
-	echo "skip: vm/run has no --module option"
-	summary 0 0 1
-fi
 
 if [ ! -f "$ko" ]; then
 	scratch=$(mktemp -d /tmp/fairq-dkms-vm.XXXXXX)
@@ -33,10 +25,8 @@ if [ ! -f "$ko" ]; then
 	version=$(dpkg-parsechangelog -l "$top/packaging/changelog" -S Version)
 	"$top/packaging/build-deb" "$scratch/deb" >/dev/null &&
 		built=$("$top/packaging/dkms-scratch-build" \
-			"$scratch/deb/fairq-dkms_${version}_all.deb" "$kver" "$scratch") || {
-		echo "FAIL dkms build of the fairq-dkms package for $kver"
-		summary 0 1
-	}
+			"$scratch/deb/fairq-dkms_${version}_all.deb" "$kver" "$scratch") ||
+		fatal "dkms build of the fairq-dkms package for $kver"
 	mkdir -p "$(dirname "$ko")"
 	case "$built" in
 	*.xz) xz -dc "$built" >"$ko" ;;
@@ -47,11 +37,10 @@ fi
 vm=$(modinfo -F vermagic "$ko" 2>/dev/null)
 signer=$(modinfo -F signer "$ko" 2>/dev/null)
 if [ "${vm%% *}" != "$kver" ] || [ "$signer" != "DKMS module signing key" ]; then
-	echo "FAIL $ko: vermagic '$vm', signer '$signer': not a DKMS build for $kver"
-	summary 0 1
+	fatal "$ko: vermagic '$vm', signer '$signer': not a DKMS build for $kver"
 fi
 echo "module: $ko (vermagic ${vm%% *}, signed by DKMS's key)"
 
-# packaging/tests/vm-dkms-module.sh: the guest loads that very file
-exec "$top/vm/run" --kver "$kver" --module "$ko" packaging/tests/vm-dkms-module.sh \
+# tests/dkms/vm-dkms-module.sh: the guest loads that very file
+exec "$top/vm/run" --kver "$kver" --module "$ko" tests/dkms/vm-dkms-module.sh \
 	tests/vm/010-create.sh tests/vm/020-integrity.sh

@@ -5,6 +5,7 @@
 # reader (iodepth 2) against a heavy one (iodepth 32), first on the raw
 # disk with mq-deadline, then through fairq0 with cfq at its default
 # quantum and at quantum=1.
+# shellcheck source=../tests/vm/rc
 . /fairq/tests/vm/rc
 
 RUNTIME=${DEMO_RUNTIME:-10}
@@ -16,7 +17,7 @@ pair() {
 		--ioengine=libaio --rw=randread --bs=4k --time_based \
 		--runtime="$RUNTIME" --size=128M \
 		--name=light --iodepth=2 --name=heavy --iodepth=32 >/dev/null ||
-		fail "fio failed on $1"
+		fatal "fio failed on $1"
 	# terse v3: field 3 job name, 8 read IOPS, and the completion
 	# latency percentiles follow; print IOPS and mean clat [us]
 	awk -F';' '$3 == "light" { l = $8; ll = $16 } $3 == "heavy" { h = $8 }
