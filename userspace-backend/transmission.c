@@ -25,6 +25,7 @@ static bool shutting_down;
 
 static void req_free(struct req *r)
 {
+	free(r->bounce);
 	free(r->buf);
 	free(r);
 }
@@ -176,11 +177,6 @@ static bool range_ok(const struct req *r)
 	return r->offset <= cfg.exp.size && r->len <= cfg.exp.size - r->offset;
 }
 
-static bool aligned(const struct req *r, uint32_t a)
-{
-	return !((r->offset | r->len) & (a - 1));
-}
-
 static uint16_t allowed_flags(uint16_t type)
 {
 	switch (type) {
@@ -199,7 +195,6 @@ static uint16_t allowed_flags(uint16_t type)
 static uint32_t check_request(struct conn *c, struct req *r)
 {
 	bool writes = r->type != NBD_CMD_READ && r->type != NBD_CMD_FLUSH;
-	uint32_t a = cfg.exp.min_block;
 
 	if (r->type > NBD_CMD_WRITE_ZEROES || r->type == NBD_CMD_DISC ||
 	    r->type == NBD_CMD_CACHE) {
@@ -226,11 +221,6 @@ static uint32_t check_request(struct conn *c, struct req *r)
 			c->id, cmd_name(r->type), (unsigned long long)r->offset, r->len,
 			(unsigned long long)cfg.exp.size);
 		return r->type == NBD_CMD_READ ? NBD_EINVAL : NBD_ENOSPC;
-	}
-	if (c->strict_align && !aligned(r, a)) {
-		log_msg("conn %u: command=%s offset=%llu length=%u not aligned to min_block=%u",
-			c->id, cmd_name(r->type), (unsigned long long)r->offset, r->len, a);
-		return NBD_EINVAL;
 	}
 	return 0;
 }
@@ -298,7 +288,7 @@ static int serve_one(struct conn *c, const unsigned char *h)
 	}
 	if (r->type == NBD_CMD_READ && !r->error)
 		alloc_read_buf(r);
-	if (r->error) {
+	if (r->error || (engine_fast_path() && engine_try_inline(r))) {
 		conn_complete(r);
 		return 1;
 	}
@@ -375,8 +365,8 @@ static void *reader_main(void *arg)
 	set_rcv_timeout(c->fd, HANDSHAKE_TIMEOUT_S);
 	if (handshake(c) > 0) {
 		set_rcv_timeout(c->fd, 0);
-		log_dbg("conn %u: transmission (strict_align=%d)", c->id,
-			c->strict_align);
+		log_dbg("conn %u: transmission (asked_block_size=%d)", c->id,
+			c->asked_block_size);
 		transmission(c);
 	}
 	conn_drain(c);

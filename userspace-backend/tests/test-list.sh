@@ -11,7 +11,7 @@ grep -q "export: 'fq0'" "$tmp/out" || fail "no export fq0"
 grep -q "size:  *8388608" "$tmp/out" || fail "size"
 grep -q "flush" "$tmp/out" && grep -q "fua" "$tmp/out" && grep -q "trim" "$tmp/out" &&
 	grep -q "zeroes" "$tmp/out" && grep -q "multi" "$tmp/out" || fail "flags"
-grep -q "min block: 512" "$tmp/out" && grep -q "max block: 33554432" "$tmp/out" ||
+grep -q "min block: 1$" "$tmp/out" && grep -q "opt block: 4096" "$tmp/out" && grep -q "max block: 33554432" "$tmp/out" ||
 	fail "block sizes"
 # the named export and the default "" both work
 qemu-io -f raw -c "write -P 0x5 0 4k" "nbd+unix:///fq0?socket=$sock" >/dev/null || fail "named export"
