@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <malloc.h>
 #include <netdb.h>
 #include <poll.h>
 #include <signal.h>
@@ -471,6 +472,15 @@ int main(int argc, char **argv)
 	uint64_t size;
 
 	setvbuf(stderr, NULL, _IOLBF, 0);
+	/*
+	 * Payload buffers (up to 32 MiB) come and go with every request.
+	 * glibc would mmap and unmap the large ones each time, and every
+	 * page of a fresh mapping faults on first touch (measured: a 1 MiB
+	 * read from the page cache took 2.6-4 ms instead of ~0.1 ms).  Keep
+	 * them in the heap: fixed thresholds at the largest payload.
+	 */
+	mallopt(M_MMAP_THRESHOLD, NBD_MAX_PAYLOAD);
+	mallopt(M_TRIM_THRESHOLD, 4 * NBD_MAX_PAYLOAD);
 	size = parse_opts(argc, argv);
 	sfd = block_signals();
 	if (sfd < 0 || export_open(&cfg.exp, size, &cfg.cache) < 0)
