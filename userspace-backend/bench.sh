@@ -57,8 +57,13 @@ sync
 servers=(fairq-page fairq-none nbdkit qemu-nbd fio-direct)
 workloads=(randread randwrite read write)
 
+# Every run starts from the same state: no dirty pages left by the run
+# before, the whole image in the page cache (else the first server of a
+# round reads from the disk and the later ones from memory).
 start()
 {
+	sync
+	cat "$img" >/dev/null
 	rm -f "$sock"
 	case $1 in
 	fairq-page) "$here/fairq-nbd" -u "$sock" --cache=page "$img" 2>"$work/log" & ;;

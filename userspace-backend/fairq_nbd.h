@@ -37,6 +37,8 @@ enum {
 	NBD_PREF_BLOCK = 4096,		/* preferred block size [bytes] */
 	CONN_MAX_OUTSTANDING = 256,	/* requests accepted, not replied */
 	CONN_MAX_BYTES = 64 << 20,	/* payload bytes held per connection */
+	CONN_RBUF = 64 << 10,		/* receive buffer per connection */
+	REPLY_BATCH = 32,		/* replies sent in one sendmsg() */
 	HANDSHAKE_TIMEOUT_S = 30,	/* option haggling must finish by then */
 	HANDSHAKE_MAX_OPTS = 128,	/* options per connection */
 	OPT_MAX_LEN = 64 << 10,		/* largest option payload accepted */
@@ -104,8 +106,14 @@ struct conn {
 	unsigned int id;
 	char peer[64];		/* printable peer address */
 	pthread_t reader, writer;
+	unsigned char *rbuf;	/* reader: bytes received, not yet parsed */
+	uint32_t rstart, rend;	/* reader: the unparsed part of rbuf */
+	struct req *batch[REPLY_BATCH];	/* reader: served, reply not sent */
+	unsigned int nbatch;
+	pthread_mutex_t send_lock;	/* held while a reply is on the socket */
 	pthread_mutex_t lock;	/* protects everything below */
-	pthread_cond_t cond;
+	pthread_cond_t cond;		/* writer: a reply queued, or stop */
+	pthread_cond_t room;		/* an outstanding request finished */
 	struct req *done_head, *done_tail;	/* replies to send, in order */
 	unsigned int outstanding;	/* accepted, not yet replied [requests] */
 	size_t held_bytes;	/* payload held by outstanding requests */
