@@ -169,6 +169,17 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
+/* A reply failed to go out: the client is gone, the rest are dropped. */
+static bool conn_broken(struct conn *c)
+{
+	bool broken;
+
+	pthread_mutex_lock(&c->lock);
+	broken = c->broken;
+	pthread_mutex_unlock(&c->lock);
+	return broken;
+}
+
 /*
  * Fast path: the reader sends the replies of the requests it served
  * itself, saving the hand-over to the writer, batched: they wait in
@@ -189,9 +200,7 @@ static void reply_flush(struct conn *c)
 	if (pthread_mutex_trylock(&c->send_lock)) {
 		ret = 1;
 	} else {
-		pthread_mutex_lock(&c->lock);
-		broken = c->broken;
-		pthread_mutex_unlock(&c->lock);
+		broken = conn_broken(c);
 		ret = broken ? 0 : send_replies(c, c->batch, n, true);
 		if (ret < 0)
 			broken = send_failed(c, c->batch[0]);
@@ -421,6 +430,8 @@ static int serve_one(struct conn *c, const unsigned char *h)
 		conn_complete(r);	/* the writer frees it */
 		return -1;
 	}
+	if (r->type == NBD_CMD_READ && !r->error && conn_broken(c))
+		r->error = NBD_EIO;	/* no one will take the data */
 	if (r->type == NBD_CMD_READ && !r->error)
 		alloc_read_buf(r);
 	if (r->error) {
