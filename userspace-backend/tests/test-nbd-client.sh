@@ -13,7 +13,7 @@ for s in /sys/block/nbd*; do
 	dev=/dev/${s##*/}
 	break
 done
-[ -n "$dev" ] && [ -b "$dev" ] || skip "no free /dev/nbdN"
+{ [ -n "$dev" ] && [ -b "$dev" ]; } || skip "no free /dev/nbdN"
 
 start_server --size 32M "$disk"
 nbd-client -unix "$sock" "$dev" -b 4096 >"$tmp/out" 2>&1 || fail "nbd-client: $(cat "$tmp/out")"

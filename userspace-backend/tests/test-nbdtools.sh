@@ -30,8 +30,9 @@ assert h.pread(5000, 4093) == b"fairq" * 1000
 h.flush()' || fail "$mode: nbdsh unaligned write/read"
 	stop_server
 	# the backing file: the source, but for the 5000 bytes nbdsh wrote
-	cmp -n 4093 "$tmp/src" "$disk" &&
-		cmp -i 9093:9093 -n $(((48 << 20) - 9093)) "$tmp/src" "$disk" ||
+	cmp -n 4093 "$tmp/src" "$disk" ||
+		fail "$mode: backing file differs from what nbdcopy wrote"
+	cmp -i 9093:9093 -n $(((48 << 20) - 9093)) "$tmp/src" "$disk" ||
 		fail "$mode: backing file differs from what nbdcopy wrote"
 	[ "$(dd if="$disk" bs=1 skip=4093 count=5 2>/dev/null)" = fairq ] ||
 		fail "$mode: nbdsh bytes not in the backing file"
