@@ -156,25 +156,25 @@ bool engine_fast_path(void)
  * Reader threads, fast path only: do @r now if the page cache takes it
  * without a disk wait: a READ of cached pages (RWF_NOWAIT), a non-FUA
  * WRITE (RWF_NOWAIT where the file system supports it for buffered
- * writes; where it does not, e.g. ext4 on 6.18, a plain pwrite, which
+ * writes; where it does not (EOPNOTSUPP: ext4 on 6.18), a plain pwrite, which
  * only copies into the page cache unless dirty throttling holds it, as
  * it would hold any writer).  True = done, r->error clear, reply it;
  * false = submit it (a part done is redone whole: the same bytes).
  */
 bool engine_try_inline(struct req *r)
 {
-	static bool no_nowait_write;	/* benign race: set once, to true */
+	static bool no_nowait_write;	/* set once, by any reader */
 	bool write = r->type == NBD_CMD_WRITE;
 	int flags = RWF_NOWAIT;
 	long n;
 
 	if (!is_rw(r) || (write && fua_flags(r)))
 		return false;
-	if (write && no_nowait_write)
+	if (write && __atomic_load_n(&no_nowait_write, __ATOMIC_RELAXED))
 		flags = 0;
 	n = rw_full(cfg.exp.fd_buf, write, r->buf, r->len, r->offset, flags);
 	if (n == -EOPNOTSUPP && write) {
-		no_nowait_write = true;
+		__atomic_store_n(&no_nowait_write, true, __ATOMIC_RELAXED);
 		n = rw_full(cfg.exp.fd_buf, true, r->buf, r->len, r->offset, 0);
 	}
 	return n == (long)r->len;

@@ -191,7 +191,7 @@ static bool conn_broken(struct conn *c)
 static void reply_flush(struct conn *c)
 {
 	unsigned int i, n = c->nbatch;
-	bool broken;
+	bool broken = false;
 	int ret;
 
 	if (!n)
