@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Open the exported file or block device: an O_DIRECT
- * descriptor when the file system allows it, a buffered one always (for
- * unaligned requests and as the fallback), the size, the alignment.
+ * Open the exported file or block device: a buffered descriptor always
+ * (--cache=page data, and flush, trim, zeroes in both modes), an O_DIRECT
+ * one for --cache=none when the file system allows it; the size, the
+ * alignment O_DIRECT needs, the block sizes to advertise.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -85,32 +86,48 @@ static uint32_t export_probe_align(int fd, uint64_t size)
 	return best ? best : 4096;
 }
 
-static void export_open_direct(struct nbd_export *exp)
+/* --cache=none: 0, or -1 when O_DIRECT is refused (tmpfs, ...). */
+static int export_open_direct(struct nbd_export *exp)
 {
 	int flags = (exp->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC;
 
 	exp->fd_direct = open(exp->path, flags | O_DIRECT);
 	if (exp->fd_direct < 0) {
-		log_msg("export %s: O_DIRECT refused (%s); using buffered I/O",
+		log_msg("export %s: O_DIRECT refused (%s); using --cache=page",
 			exp->path, strerror(errno));
-		return;
+		return -1;
 	}
 	exp->dio_align = export_probe_align(exp->fd_direct, exp->size);
-	/*
-	 * proto.md: the size SHOULD be a multiple of the advertised minimum
-	 * block size.  If it is not, advertise 1 and let the buffered
-	 * descriptor serve what O_DIRECT cannot.
-	 */
-	exp->min_block = exp->size % exp->dio_align ? 1 : exp->dio_align;
+	return 0;
 }
 
-int export_open(struct nbd_export *exp, uint64_t create_size, bool buffered)
+/*
+ * Block sizes (proto.md "Block size constraints"): the minimum is 1 in
+ * both cache modes (unaligned edges are bounced under O_DIRECT); the
+ * preferred size is the larger of 4 KiB, the O_DIRECT alignment and the
+ * file's st_blksize when that is a power of two within the maximum.
+ */
+static void export_block_sizes(struct nbd_export *exp)
+{
+	uint32_t pref = NBD_PREF_BLOCK;
+	struct stat st;
+
+	if (exp->dio_align > pref)
+		pref = exp->dio_align;
+	if (fstat(exp->fd_buf, &st) == 0 && st.st_blksize > pref &&
+	    st.st_blksize <= NBD_MAX_PAYLOAD &&
+	    !(st.st_blksize & (st.st_blksize - 1)))
+		pref = st.st_blksize;
+	exp->pref_block = pref;
+}
+
+int export_open(struct nbd_export *exp, uint64_t create_size,
+		enum cache_mode *cache)
 {
 	int flags = (exp->read_only ? O_RDONLY : O_RDWR) | O_CLOEXEC;
 
 	exp->fd_direct = -1;
 	exp->dio_align = 1;
-	exp->min_block = 1;
 	if (create_size && export_create(exp, create_size) < 0)
 		return -1;
 	exp->fd_buf = open(exp->path, flags);
@@ -124,12 +141,13 @@ int export_open(struct nbd_export *exp, uint64_t create_size, bool buffered)
 		close(exp->fd_buf);
 		return -1;
 	}
-	if (!buffered)
-		export_open_direct(exp);
-	log_msg("export %s: size=%llu direct=%s dio_align=%u min_block=%u read_only=%d",
+	if (*cache == CACHE_NONE && export_open_direct(exp) < 0)
+		*cache = CACHE_PAGE;
+	export_block_sizes(exp);
+	log_msg("export %s: size=%llu cache=%s dio_align=%u block_size=1/%u/%u read_only=%d",
 		exp->path, (unsigned long long)exp->size,
-		exp->fd_direct >= 0 ? "yes" : "no", exp->dio_align,
-		exp->min_block, exp->read_only);
+		*cache == CACHE_NONE ? "none" : "page", exp->dio_align,
+		exp->pref_block, NBD_MAX_PAYLOAD, exp->read_only);
 	return 0;
 }
 

@@ -10,8 +10,13 @@
  *        --io_submit / sync worker--> completion --> devmodel deadline
  *        --glue_complete--> conn writer (transmission.c) --> reply
  *
- * Threads: main (accept, signals), one engine, one sync worker (flush,
- * trim, write-zeroes), and a reader plus a writer per connection.
+ * Threads: main (accept, signals), one engine, a pool of sync workers
+ * (flush, trim, write-zeroes, page-cache reads and writes, read-modify-
+ * write), and a reader plus a writer per connection.
+ *
+ * Fast path (--cache=page, no device model, no --fair): the reader does
+ * a READ/WRITE itself when the page cache can serve it without blocking
+ * (RWF_NOWAIT) and queues the reply; only a miss goes to the engine.
  */
 #ifndef FAIRQ_NBD_H
 #define FAIRQ_NBD_H
@@ -32,12 +37,21 @@ enum {
 	NBD_PREF_BLOCK = 4096,		/* preferred block size [bytes] */
 	CONN_MAX_OUTSTANDING = 256,	/* requests accepted, not replied */
 	CONN_MAX_BYTES = 64 << 20,	/* payload bytes held per connection */
+	CONN_RBUF = 64 << 10,		/* receive buffer per connection */
+	REPLY_BATCH = 32,		/* replies sent in one sendmsg() */
 	HANDSHAKE_TIMEOUT_S = 30,	/* option haggling must finish by then */
 	HANDSHAKE_MAX_OPTS = 128,	/* options per connection */
 	OPT_MAX_LEN = 64 << 10,		/* largest option payload accepted */
 	DEPTH_DEFAULT = 64,		/* requests in flight on the backend */
 	DEPTH_MAX = 1024,
 	DRAIN_TIMEOUT_S = 10,		/* default --drain-timeout [s] */
+	SYNC_WORKERS = 8,		/* sync worker threads */
+};
+
+/* --cache: where READ/WRITE data goes through. */
+enum cache_mode {
+	CACHE_PAGE,	/* buffered I/O through the page cache (default) */
+	CACHE_NONE,	/* O_DIRECT with libaio; unaligned edges bounced */
 };
 
 /* The one export: a file or block device, opened once. */
@@ -49,7 +63,7 @@ struct nbd_export {
 	int fd_buf;		/* buffered descriptor, always open */
 	uint64_t size;		/* [bytes] */
 	uint32_t dio_align;	/* alignment fd_direct needs [bytes] */
-	uint32_t min_block;	/* advertised minimum block size [bytes] */
+	uint32_t pref_block;	/* advertised preferred block size [bytes] */
 	bool read_only;
 	bool is_bdev;
 };
@@ -74,6 +88,12 @@ struct req {
 	uint64_t start_ns;	/* device model: service started [ns] */
 	uint64_t dispatch_ns;	/* the engine dispatched it [ns] */
 	uint64_t deadline_ns;	/* device model: complete not before [ns] */
+	/* --cache=none: the aligned extent the request covers on disk */
+	uint64_t a_off;		/* [bytes], dio_align multiple */
+	uint32_t a_len;		/* [bytes], 0 = takes no range lock */
+	bool a_excl;		/* read-modify-write: exclusive range lock */
+	struct req *lk_next;	/* engine: range lock holders / waiters */
+	void *bounce;		/* aligned buffer for a_off..+a_len, or NULL */
 	struct iocb iocb;
 	struct iovec iov;
 	struct fq_req fq;	/* used only in --fair mode */
@@ -86,15 +106,21 @@ struct conn {
 	unsigned int id;
 	char peer[64];		/* printable peer address */
 	pthread_t reader, writer;
+	unsigned char *rbuf;	/* reader: bytes received, not yet parsed */
+	uint32_t rstart, rend;	/* reader: the unparsed part of rbuf */
+	struct req *batch[REPLY_BATCH];	/* reader: served, reply not sent */
+	unsigned int nbatch;
+	pthread_mutex_t send_lock;	/* held while a reply is on the socket */
 	pthread_mutex_t lock;	/* protects everything below */
-	pthread_cond_t cond;
+	pthread_cond_t cond;		/* writer: a reply queued, or stop */
+	pthread_cond_t room;		/* an outstanding request finished */
 	struct req *done_head, *done_tail;	/* replies to send, in order */
 	unsigned int outstanding;	/* accepted, not yet replied [requests] */
 	size_t held_bytes;	/* payload held by outstanding requests */
 	bool writer_stop;
 	bool broken;		/* a reply write failed: discard the rest */
 	bool no_zeroes;		/* client set NBD_FLAG_C_NO_ZEROES */
-	bool strict_align;	/* client asked for NBD_INFO_BLOCK_SIZE */
+	bool asked_block_size;	/* NBD_INFO_BLOCK_SIZE requested (min 1: no limit) */
 };
 
 /* Device model parameters; 0 means "not limited". */
@@ -116,7 +142,7 @@ struct server_cfg {
 	unsigned int max_conns;
 	unsigned int drain_timeout_s;	/* SIGTERM: then cut stuck clients */
 	int verbose;
-	bool buffered;		/* never use O_DIRECT */
+	enum cache_mode cache;	/* --cache */
 	struct devmodel_cfg dm;
 	struct nbd_export exp;
 };
@@ -136,7 +162,8 @@ int skip_bytes(int fd, uint64_t len);
 int errno_to_nbd(int err);
 
 /* export.c */
-int export_open(struct nbd_export *exp, uint64_t create_size, bool buffered);
+int export_open(struct nbd_export *exp, uint64_t create_size,
+		enum cache_mode *cache);
 void export_close(struct nbd_export *exp);
 uint16_t export_tx_flags(const struct nbd_export *exp);
 
@@ -154,6 +181,8 @@ void conn_complete(struct req *r);
 int engine_start(void);
 void engine_submit(struct req *r);
 void engine_stop(void);
+bool engine_fast_path(void);
+bool engine_try_inline(struct req *r);
 
 /* devmodel.c */
 void devmodel_init(const struct devmodel_cfg *dm);

@@ -92,13 +92,11 @@ static int send_info_export(struct conn *c, uint32_t opt)
 
 static int send_info_block_size(struct conn *c, uint32_t opt)
 {
-	uint32_t min = cfg.exp.min_block;
-	uint32_t pref = min > NBD_PREF_BLOCK ? min : NBD_PREF_BLOCK;
 	unsigned char b[14], *p = b;
 
 	p = put_be16(p, NBD_INFO_BLOCK_SIZE);
-	p = put_be32(p, min);
-	p = put_be32(p, pref);
+	p = put_be32(p, 1);
+	p = put_be32(p, cfg.exp.pref_block);
 	put_be32(p, NBD_MAX_PAYLOAD);
 	return send_opt_reply(c, opt, NBD_REP_INFO, b, sizeof(b));
 }
@@ -125,7 +123,7 @@ static int send_info_item(struct conn *c, uint32_t opt, uint16_t item)
 	case NBD_INFO_DESCRIPTION:
 		return send_info_string(c, opt, item, cfg.exp.desc);
 	case NBD_INFO_BLOCK_SIZE:
-		c->strict_align = true;
+		c->asked_block_size = true;
 		return 0;	/* sent unconditionally below */
 	default:
 		log_dbg("conn %u: ignoring unknown info request=%u", c->id,
@@ -152,7 +150,7 @@ static int opt_info_go(struct conn *c, uint32_t opt, unsigned char *d,
 	if (!export_name_ok((char *)d + 4, namelen))
 		return send_opt_error(c, opt, NBD_REP_ERR_UNKNOWN,
 				      "no such export");
-	c->strict_align = false;
+	c->asked_block_size = false;
 	for (i = 0; i < nreq; i++)
 		if (send_info_item(c, opt, get_be16(d + 6 + namelen + 2 * i)) < 0)
 			return HS_ERROR;
@@ -160,7 +158,7 @@ static int opt_info_go(struct conn *c, uint32_t opt, unsigned char *d,
 	    send_opt_reply(c, opt, NBD_REP_ACK, NULL, 0) < 0)
 		return HS_ERROR;
 	if (opt == NBD_OPT_INFO) {
-		c->strict_align = false;
+		c->asked_block_size = false;
 		return HS_CONTINUE;
 	}
 	return HS_GO;

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <unistd.h>
 #include <sys/socket.h>
 #include <sys/time.h>
@@ -25,6 +26,7 @@ static bool shutting_down;
 
 static void req_free(struct req *r)
 {
+	free(r->bounce);
 	free(r->buf);
 	free(r);
 }
@@ -46,38 +48,65 @@ void conn_complete(struct req *r)
 	pthread_mutex_unlock(&c->lock);
 }
 
-static int send_reply(struct conn *c, struct req *r)
+/*
+ * Send the replies of @rs[0..@n) in one go (a READ's data follows its
+ * header); the caller holds c->send_lock.  0 = sent, -1 = the socket
+ * failed.  With @try, 1 = nothing sent because the socket is full (once
+ * any byte is out, the rest follows, waiting if need be).
+ */
+static int send_replies(struct conn *c, struct req **rs, unsigned int n,
+			bool try)
 {
-	unsigned char h[NBD_SIMPLE_REPLY_LEN], *p = h;
-	struct iovec iov[2];
-	struct msghdr msg = { .msg_iov = iov, .msg_iovlen = 1 };
-	size_t total = sizeof(h);
+	unsigned char h[REPLY_BATCH][NBD_SIMPLE_REPLY_LEN];
+	struct iovec iov[2 * REPLY_BATCH];
+	struct msghdr msg = { .msg_iov = iov };
+	size_t total = 0;
+	bool sent = false;
+	unsigned int i;
 
-	p = put_be32(p, NBD_SIMPLE_REPLY_MAGIC);
-	p = put_be32(p, r->error);
-	put_be64(p, r->handle);
-	iov[0] = (struct iovec){ .iov_base = h, .iov_len = sizeof(h) };
-	if (r->type == NBD_CMD_READ && !r->error) {
-		iov[1] = (struct iovec){ .iov_base = r->buf, .iov_len = r->len };
-		msg.msg_iovlen = 2;
-		total += r->len;
+	assert(n <= REPLY_BATCH);
+	for (i = 0; i < n; i++) {
+		struct req *r = rs[i];
+		unsigned char *p = h[i];
+
+		p = put_be32(p, NBD_SIMPLE_REPLY_MAGIC);
+		p = put_be32(p, r->error);
+		put_be64(p, r->handle);
+		iov[msg.msg_iovlen++] = (struct iovec){
+			.iov_base = h[i], .iov_len = sizeof(h[i]) };
+		total += sizeof(h[i]);
+		if (r->type == NBD_CMD_READ && !r->error) {
+			iov[msg.msg_iovlen++] = (struct iovec){
+				.iov_base = r->buf, .iov_len = r->len };
+			total += r->len;
+		}
 	}
 	while (total) {
-		ssize_t n = sendmsg(c->fd, &msg, MSG_NOSIGNAL);
+		ssize_t k = sendmsg(c->fd, &msg, MSG_NOSIGNAL |
+				    (try ? MSG_DONTWAIT : 0));
 
-		if (n < 0 && errno == EINTR)
+		if (k < 0 && errno == EINTR)
 			continue;
-		if (n < 0)
+		if (k < 0 && errno == EAGAIN && try) {
+			struct pollfd pfd = { .fd = c->fd, .events = POLLOUT };
+
+			if (!sent)
+				return 1;
+			poll(&pfd, 1, -1);
+			continue;
+		}
+		if (k < 0)
 			return -1;
-		total -= n;
-		while (msg.msg_iovlen && (size_t)n >= msg.msg_iov->iov_len) {
-			n -= msg.msg_iov->iov_len;
+		sent = true;
+		total -= k;
+		while (msg.msg_iovlen && (size_t)k >= msg.msg_iov->iov_len) {
+			k -= msg.msg_iov->iov_len;
 			msg.msg_iov++;
 			msg.msg_iovlen--;
 		}
 		if (msg.msg_iovlen) {
-			msg.msg_iov->iov_base = (char *)msg.msg_iov->iov_base + n;
-			msg.msg_iov->iov_len -= n;
+			msg.msg_iov->iov_base = (char *)msg.msg_iov->iov_base + k;
+			msg.msg_iov->iov_len -= k;
 		}
 	}
 	return 0;
@@ -101,6 +130,26 @@ static struct req *writer_next(struct conn *c, bool *broken)
 	return r;
 }
 
+/* @r's reply went out (or was dropped): release what it held, free it. */
+static void reply_done(struct conn *c, struct req *r, bool broken)
+{
+	pthread_mutex_lock(&c->lock);
+	c->broken = c->broken || broken;
+	assert(c->outstanding > 0);
+	c->outstanding--;
+	c->held_bytes -= r->held;
+	pthread_cond_broadcast(&c->room);
+	pthread_mutex_unlock(&c->lock);
+	req_free(r);
+}
+
+static bool send_failed(struct conn *c, struct req *r)
+{
+	log_msg("conn %u: reply handle=0x%llx: %s; dropping further replies",
+		c->id, (unsigned long long)r->handle, strerror(errno));
+	return true;
+}
+
 static void *writer_main(void *arg)
 {
 	struct conn *c = arg;
@@ -109,32 +158,87 @@ static void *writer_main(void *arg)
 	bool broken;
 
 	while ((r = writer_next(c, &broken))) {
-		if (!broken && send_reply(c, r) < 0) {
-			log_msg("conn %u: reply handle=0x%llx: %s; dropping further replies",
-				c->id, (unsigned long long)r->handle,
-				strerror(errno));
-			broken = true;
+		if (!broken) {
+			pthread_mutex_lock(&c->send_lock);
+			if (send_replies(c, &r, 1, false) < 0)
+				broken = send_failed(c, r);
+			pthread_mutex_unlock(&c->send_lock);
 		}
-		pthread_mutex_lock(&c->lock);
-		c->broken = broken;
-		assert(c->outstanding > 0);
-		c->outstanding--;
-		c->held_bytes -= r->held;
-		pthread_cond_broadcast(&c->cond);
-		pthread_mutex_unlock(&c->lock);
-		req_free(r);
+		reply_done(c, r, broken);
 	}
 	return NULL;
 }
 
+/* A reply failed to go out: the client is gone, the rest are dropped. */
+static bool conn_broken(struct conn *c)
+{
+	bool broken;
+
+	pthread_mutex_lock(&c->lock);
+	broken = c->broken;
+	pthread_mutex_unlock(&c->lock);
+	return broken;
+}
+
+/*
+ * Fast path: the reader sends the replies of the requests it served
+ * itself, saving the hand-over to the writer, batched: they wait in
+ * c->batch until the reader would block (no more requests buffered, or
+ * back-pressure) or the batch is full, then go out in one sendmsg().
+ * If sending could make the reader wait (the writer is on the socket, or
+ * the socket is full), the writer sends them instead.
+ */
+static void reply_flush(struct conn *c)
+{
+	unsigned int i, n = c->nbatch;
+	bool broken = false;
+	int ret;
+
+	if (!n)
+		return;
+	c->nbatch = 0;
+	if (pthread_mutex_trylock(&c->send_lock)) {
+		ret = 1;
+	} else {
+		broken = conn_broken(c);
+		ret = broken ? 0 : send_replies(c, c->batch, n, true);
+		if (ret < 0)
+			broken = send_failed(c, c->batch[0]);
+		pthread_mutex_unlock(&c->send_lock);
+	}
+	for (i = 0; i < n; i++) {
+		if (ret == 1)
+			conn_complete(c->batch[i]);
+		else
+			reply_done(c, c->batch[i], broken);
+	}
+}
+
+static void reply_inline(struct conn *c, struct req *r)
+{
+	c->batch[c->nbatch++] = r;
+	if (c->nbatch == REPLY_BATCH)
+		reply_flush(c);
+}
+
 /* Back-pressure: at most CONN_MAX_OUTSTANDING requests / bytes held. */
+static bool conn_full(const struct conn *c, uint32_t bytes)
+{
+	return c->outstanding &&
+	       (c->outstanding >= CONN_MAX_OUTSTANDING ||
+		c->held_bytes + bytes > CONN_MAX_BYTES);
+}
+
 static void conn_reserve(struct conn *c, struct req *r, uint32_t bytes)
 {
 	pthread_mutex_lock(&c->lock);
-	while (c->outstanding &&
-	       (c->outstanding >= CONN_MAX_OUTSTANDING ||
-		c->held_bytes + bytes > CONN_MAX_BYTES))
-		pthread_cond_wait(&c->cond, &c->lock);
+	if (c->nbatch && conn_full(c, bytes)) {
+		pthread_mutex_unlock(&c->lock);
+		reply_flush(c);		/* they count as outstanding */
+		pthread_mutex_lock(&c->lock);
+	}
+	while (conn_full(c, bytes))
+		pthread_cond_wait(&c->room, &c->lock);
 	c->outstanding++;
 	c->held_bytes += bytes;
 	r->held = bytes;
@@ -176,11 +280,6 @@ static bool range_ok(const struct req *r)
 	return r->offset <= cfg.exp.size && r->len <= cfg.exp.size - r->offset;
 }
 
-static bool aligned(const struct req *r, uint32_t a)
-{
-	return !((r->offset | r->len) & (a - 1));
-}
-
 static uint16_t allowed_flags(uint16_t type)
 {
 	switch (type) {
@@ -199,7 +298,6 @@ static uint16_t allowed_flags(uint16_t type)
 static uint32_t check_request(struct conn *c, struct req *r)
 {
 	bool writes = r->type != NBD_CMD_READ && r->type != NBD_CMD_FLUSH;
-	uint32_t a = cfg.exp.min_block;
 
 	if (r->type > NBD_CMD_WRITE_ZEROES || r->type == NBD_CMD_DISC ||
 	    r->type == NBD_CMD_CACHE) {
@@ -227,10 +325,46 @@ static uint32_t check_request(struct conn *c, struct req *r)
 			(unsigned long long)cfg.exp.size);
 		return r->type == NBD_CMD_READ ? NBD_EINVAL : NBD_ENOSPC;
 	}
-	if (c->strict_align && !aligned(r, a)) {
-		log_msg("conn %u: command=%s offset=%llu length=%u not aligned to min_block=%u",
-			c->id, cmd_name(r->type), (unsigned long long)r->offset, r->len, a);
-		return NBD_EINVAL;
+	return 0;
+}
+
+/*
+ * Transmission phase: @len bytes from the client into @dst (NULL: drop
+ * them), through c->rbuf so that one recv() takes in as many pipelined
+ * requests as have arrived.  A large payload with nothing buffered
+ * goes straight to @dst.  0, or -1 with errno (ECONNRESET at EOF).
+ */
+static int conn_read(struct conn *c, void *dst, size_t len)
+{
+	while (len) {
+		size_t n = c->rend - c->rstart;
+		ssize_t got;
+
+		if (!n)
+			reply_flush(c);	/* about to wait for the client */
+		if (!n && dst && len >= CONN_RBUF)
+			return read_full(c->fd, dst, len);
+		if (!n) {
+			got = recv(c->fd, c->rbuf, CONN_RBUF, 0);
+			if (got < 0 && errno == EINTR)
+				continue;
+			if (got <= 0) {
+				if (!got)
+					errno = ECONNRESET;
+				return -1;
+			}
+			c->rstart = 0;
+			c->rend = got;
+			continue;
+		}
+		if (n > len)
+			n = len;
+		if (dst) {
+			memcpy(dst, c->rbuf + c->rstart, n);
+			dst = (char *)dst + n;
+		}
+		c->rstart += n;
+		len -= n;
 	}
 	return 0;
 }
@@ -247,9 +381,9 @@ static int read_payload(struct conn *c, struct req *r)
 	}
 	if (posix_memalign(&r->buf, 4096, alloc)) {
 		r->buf = NULL;
-		return skip_bytes(c->fd, r->len);
+		return conn_read(c, NULL, r->len);
 	}
-	if (read_full(c->fd, r->buf, r->len) < 0) {
+	if (conn_read(c, r->buf, r->len) < 0) {
 		log_msg("conn %u: client vanished inside write payload handle=0x%llx length=%u",
 			c->id, (unsigned long long)r->handle, r->len);
 		return -1;
@@ -296,10 +430,16 @@ static int serve_one(struct conn *c, const unsigned char *h)
 		conn_complete(r);	/* the writer frees it */
 		return -1;
 	}
+	if (r->type == NBD_CMD_READ && !r->error && conn_broken(c))
+		r->error = NBD_EIO;	/* no one will take the data */
 	if (r->type == NBD_CMD_READ && !r->error)
 		alloc_read_buf(r);
 	if (r->error) {
 		conn_complete(r);
+		return 1;
+	}
+	if (engine_fast_path() && engine_try_inline(r)) {
+		reply_inline(c, r);
 		return 1;
 	}
 	engine_submit(r);
@@ -313,7 +453,7 @@ static void transmission(struct conn *c)
 	for (;;) {
 		uint32_t magic;
 
-		if (read_full(c->fd, h, sizeof(h)) < 0) {
+		if (conn_read(c, h, sizeof(h)) < 0) {
 			if (errno != ECONNRESET)
 				log_msg("conn %u: read request: %s", c->id,
 					strerror(errno));
@@ -328,7 +468,7 @@ static void transmission(struct conn *c)
 			return;
 		}
 		if (serve_one(c, h) <= 0)
-			return;
+			break;
 	}
 }
 
@@ -344,7 +484,7 @@ static void conn_drain(struct conn *c)
 {
 	pthread_mutex_lock(&c->lock);
 	while (c->outstanding)
-		pthread_cond_wait(&c->cond, &c->lock);
+		pthread_cond_wait(&c->room, &c->lock);
 	c->writer_stop = true;
 	pthread_cond_broadcast(&c->cond);
 	pthread_mutex_unlock(&c->lock);
@@ -373,18 +513,23 @@ static void *reader_main(void *arg)
 	struct conn *c = arg;
 
 	set_rcv_timeout(c->fd, HANDSHAKE_TIMEOUT_S);
-	if (handshake(c) > 0) {
+	c->rbuf = malloc(CONN_RBUF);
+	if (c->rbuf && handshake(c) > 0) {
 		set_rcv_timeout(c->fd, 0);
-		log_dbg("conn %u: transmission (strict_align=%d)", c->id,
-			c->strict_align);
+		log_dbg("conn %u: transmission (asked_block_size=%d)", c->id,
+			c->asked_block_size);
 		transmission(c);
+		reply_flush(c);
 	}
 	conn_drain(c);
 	log_dbg("conn %u: closed", c->id);
 	close(c->fd);
+	free(c->rbuf);
 	conn_unlink(c);
+	pthread_mutex_destroy(&c->send_lock);
 	pthread_mutex_destroy(&c->lock);
 	pthread_cond_destroy(&c->cond);
+	pthread_cond_destroy(&c->room);
 	free(c);
 	return NULL;
 }
@@ -433,8 +578,10 @@ int conn_start(int fd, const char *peer)
 	c->fd = fd;
 	c->id = ++next_id;
 	snprintf(c->peer, sizeof(c->peer), "%s", peer);
+	pthread_mutex_init(&c->send_lock, NULL);
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_cond_init(&c->cond, NULL);
+	pthread_cond_init(&c->room, NULL);
 	err = conn_spawn(c);
 	if (err) {
 		pthread_mutex_unlock(&conns_lock);

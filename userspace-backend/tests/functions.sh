@@ -122,3 +122,21 @@ capped()
 {
 	awk -v v="$1" -v t="$2" 'BEGIN { exit !(v <= t * 1.15 && v >= t * 0.25) }'
 }
+
+# nbdcheck CMD ARGS...: the libnbd data checks (tests/nbdcheck.py); needs
+# Debian's python3-libnbd, which only the system python has
+nbdcheck()
+{
+	/usr/bin/python3 "$here/nbdcheck.py" "$@"
+}
+
+requires_libnbd()
+{
+	requires /usr/bin/python3 -c "import nbd"
+}
+
+# nbdsh runs "python3 -mnbd": make that the system python (python3-libnbd)
+nbdsh()
+{
+	PATH=/usr/bin:$PATH command nbdsh "$@"
+}

@@ -1,11 +1,11 @@
 #!/bin/bash
-# test-buffered.sh - --buffered (no O_DIRECT; also what a file system
-# that refuses O_DIRECT gets): same data path, byte-granular (min block 1).
+# test-buffered.sh - --buffered (the old name of --cache=page, the
+# default): data through the page cache, byte-granular.
 source "$(dirname "$0")/functions.sh"
 requires qemu-io --version
 
 start_server --size 16M --buffered "$disk"
-grep -q "direct=no dio_align=1 min_block=1" "$log" || fatal "not buffered: $(grep export "$log")"
+grep -q "cache=page dio_align=1 block_size=1/4096/33554432" "$log" || fatal "not buffered: $(grep export "$log")"
 qio_ok "write -P 0x21 3 5" "write -P 0x22 1M 1M" "flush" "read -P 0x21 3 5" \
        "read -P 0 0 3" "read -P 0x22 1M 1M"
 qemu-img bench -f raw -w -c 1000 -d 16 -s 4096 -o 4M --pattern=0x23 "$uri" >/dev/null || fatal bench

@@ -23,15 +23,19 @@ for pol in cfq sfq; do
 	! grep -q "WARN_ON_ONCE" "$log" || fatal "$pol: sched core warned: $(grep WARN "$log")"
 done
 
-# light_secs ARGS...: time for the light client while the heavy one runs
+# light_secs ARGS...: time for the light client while the heavy one runs;
+# $heavy_io and $light_io shape their requests
+heavy_io="-s 4096" light_io="-s 4096 -o 32M"
 light_secs()
 {
 	local heavy secs
 	start_server --size 64M --iops 1000 --depth 1 "$@" "$disk"
-	qemu-img bench -f raw -c 100000 -d 16 -s 4096 "$uri" >/dev/null 2>&1 &
+	# shellcheck disable=SC2086 # word splitting wanted
+	qemu-img bench -f raw -c 100000 -d 16 $heavy_io "$uri" >/dev/null 2>&1 &
 	heavy=$!
 	sleep 0.3
-	secs=$(bench_secs -c 100 -d 1 -s 4096 -o 32M)
+	# shellcheck disable=SC2086
+	secs=$(bench_secs -c 100 -d 1 $light_io)
 	kill "$heavy" 2>/dev/null; wait "$heavy" 2>/dev/null || :
 	stop_server
 	echo "$secs"
@@ -41,3 +45,18 @@ cfq=$(light_secs --fair cfq --fair-set quantum=1)
 echo "figure: light client, 100 reads beside a 16-deep one: fifo=${fifo}s cfq(quantum=1)=${cfq}s"
 awk -v f="$fifo" -v c="$cfq" 'BEGIN { exit !(f >= 2.5 * c) }' ||
 	fatal "cfq not fairer than fifo (fifo=${fifo}s cfq=${cfq}s)"
+
+# The same with both clients at unaligned offsets and lengths under
+# --cache=none: the heavy one writes (each a read-modify-write under the
+# range lock), the light one reads; the shares hold.
+heavy_io="-w -s 4099 -o 1001 -S 8195" light_io="-s 4097 -o 33554435"
+fifo=$(light_secs --cache=none)
+cfq=$(light_secs --cache=none --fair cfq --fair-set quantum=1)
+echo "figure: unaligned, --cache=none: light client beside a 16-deep unaligned writer: fifo=${fifo}s cfq(quantum=1)=${cfq}s"
+awk -v f="$fifo" -v c="$cfq" 'BEGIN { exit !(f >= 2.5 * c) }' ||
+	fatal "unaligned: cfq not fairer than fifo (fifo=${fifo}s cfq=${cfq}s)"
+if /usr/bin/python3 -c "import nbd" 2>/dev/null; then
+	start_server --cache=none --fair cfq "$disk"
+	nbdcheck interleave "$uri" 4 || fatal "cfq: interleaved unaligned writes"
+	stop_server
+fi

@@ -4,8 +4,8 @@
 source "$(dirname "$0")/functions.sh"
 
 out=$("$server" --help) || fatal "--help exit status $?"
-for w in --unix --port --bind --size --read-only --bw --iops --latency-us \
-	 --depth --fair "Exit status"; do
+for w in --unix --port --bind --size --read-only --cache --bw --iops \
+	 --latency-us --depth --fair "Exit status"; do
 	grep -q -- "$w" <<<"$out" || fatal "--help does not mention $w"
 done
 
@@ -22,6 +22,8 @@ expect_usage -u "$sock" --iops abc "$disk"
 expect_usage -u "$sock" --depth 0 "$disk"
 expect_usage -u "$sock" --size 12Q "$disk"
 expect_usage -u "$sock" --no-such-option "$disk"
+expect_usage -u "$sock" --cache=writeback "$disk"
+grep -q "page or none" "$tmp/out" || fatal "--cache refusal does not name the modes"
 expect_usage -p 10809 -b 10.1.2.3 "$disk"        # needs --allow-remote
 grep -q "allow-remote" "$tmp/out" || fatal "non-loopback refusal does not name --allow-remote"
 [ ! -e "$disk" ] || fatal "a usage error created $disk"

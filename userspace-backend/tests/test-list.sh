@@ -6,12 +6,12 @@ requires qemu-nbd --version
 
 start_server --size 8M --name fq0 "$disk"
 qemu-nbd --list -k "$sock" >"$tmp/out" 2>&1 || fatal "qemu-nbd --list: $(cat "$tmp/out")"
-sed -n '1,20p' "$tmp/out"
+cat "$tmp/out" | sed -n '1,20p'
 grep -q "export: 'fq0'" "$tmp/out" || fatal "no export fq0"
 grep -q "size:  *8388608" "$tmp/out" || fatal "size"
 grep -q "flush" "$tmp/out" && grep -q "fua" "$tmp/out" && grep -q "trim" "$tmp/out" &&
 	grep -q "zeroes" "$tmp/out" && grep -q "multi" "$tmp/out" || fatal "flags"
-grep -q "min block: 512" "$tmp/out" && grep -q "max block: 33554432" "$tmp/out" ||
+grep -q "min block: 1$" "$tmp/out" && grep -q "opt block: 4096" "$tmp/out" && grep -q "max block: 33554432" "$tmp/out" ||
 	fatal "block sizes"
 # the named export and the default "" both work
 qemu-io -f raw -c "write -P 0x5 0 4k" "nbd+unix:///fq0?socket=$sock" >/dev/null || fatal "named export"
