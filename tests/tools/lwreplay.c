@@ -373,7 +373,11 @@ static int cmd_replay(int argc, char **argv)
 	if (fsync(fd) || close(fd))
 		die("%s: fsync: %s", dev, strerror(errno));
 	fprintf(stderr, "replayed entries %" PRIu64 "..%" PRIu64 ": %" PRIu64
-		" writes, %" PRIu64 " KiB\n", from, to, n, written >> 10);
+		" writes, %" PRIu64 " bytes", from, to, n, written);
+	if (clip != UINT64_MAX)
+		fprintf(stderr, " inside entry %" PRIu64 "'s %" PRIu64 " bytes (zeroed first)",
+			clip, c1 - c0);
+	fputc('\n', stderr);
 	free(buf);
 	return 0;
 }
