@@ -27,10 +27,10 @@ DEFAULT_KVER := $(shell $(CURDIR)/scripts/debian-kver 2>/dev/null)
 LTS_KVER := $(shell $(CURDIR)/scripts/debian-kver lts 2>/dev/null)
 export KVER KDIR
 
-.PHONY: all module module-lts tools nbd deps check check-host check-vm demo soak sparse deb clean \
+.PHONY: all module module-lts tools nbd testtools deps check check-host check-vm demo soak sparse deb clean \
 	debug-kernel check-debug check-rt
 
-all: module tools nbd
+all: module tools nbd testtools
 
 module:
 	@test -d "$(KDIR)" || { echo "no kernel headers at '$(KDIR)' (run: make deps)" >&2; exit 1; }
@@ -51,6 +51,10 @@ tools:
 
 nbd:
 	$(MAKE) -C userspace-backend
+
+# helpers the guest tests run (tests/tools/lwreplay)
+testtools:
+	$(MAKE) -C tests/tools
 
 deps:
 	scripts/install-deps
@@ -110,6 +114,7 @@ check-rt: deps
 clean:
 	rm -f fairq.ko
 	-$(MAKE) -C tools clean
+	-$(MAKE) -C tests/tools clean
 	-$(MAKE) -C userspace-backend clean
 	-$(MAKE) -C sched clean
 	rm -rf build
