@@ -119,7 +119,7 @@ test_power_off_rules() {
 }
 
 # Limits come from the lower device (the write cache is always on, see
-# 170-write-cache); flushes and discards pass straight down and are
+# 210-write-cache); flushes and discards pass straight down and are
 # counted as passthrough.
 test_passthrough() {
 	local q=/sys/block/fqs2/queue l=/sys/block/vdb/queue a p0 p1

@@ -23,7 +23,7 @@ compare_limits() {
 		b=$(cat "/sys/block/$upper/$attr")
 		[ "$a" = "$b" ] || fail "$upper/$attr is '$b', lower $lower has '$a'"
 	done
-	# always a write cache with FUA, whatever the lower has (170-write-cache)
+	# always a write cache with FUA, whatever the lower has (210-write-cache)
 	[ "$(cat /sys/block/$upper/queue/write_cache)" = "write back" ] &&
 		[ "$(cat /sys/block/$upper/queue/fua)" = 1 ] ||
 		fail "$upper: write_cache '$(cat /sys/block/$upper/queue/write_cache)', fua $(cat /sys/block/$upper/queue/fua)"

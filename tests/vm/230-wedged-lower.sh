@@ -23,9 +23,9 @@ TIMEOUT=300
 . /fairq/tests/vm/faultrc
 
 CFS=/sys/kernel/config/fairq
-NB0=nullb190a
-NB1=nullb190b
-DM=fq190
+NB0=nullb230a
+NB1=nullb230b
+DM=fq230
 # how long fq1's whole sequence may take while fq0 waits [s]
 FQ1_LIMIT=30
 

@@ -13,7 +13,7 @@ DESCRIPTION="stable_writes of the lower device carried to fairq0"
 TIMEOUT=120
 . /fairq/tests/vm/rc
 
-NB=nullb160
+NB=nullb200
 SW=/sys/block/$NB/queue/stable_writes
 
 # stable_on LOWER_VALUE: fairq0 over $NB with stable_writes=LOWER_VALUE

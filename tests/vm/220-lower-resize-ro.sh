@@ -19,9 +19,9 @@ TIMEOUT=300
 . /fairq/tests/vm/rc
 . /fairq/tests/vm/faultrc
 
-NB=nullb180
-DM=fq180
-MNT=/tmp/180-mnt
+NB=nullb220
+DM=fq220
+MNT=/tmp/220-mnt
 
 # linear MIB: a dm-linear table of MIB MiB over the null_blk
 linear() {

@@ -16,7 +16,7 @@ DESCRIPTION="write cache/FUA advertised; fsync through fairq0 flushes a lower th
 TIMEOUT=120
 . /fairq/tests/vm/rc
 
-NB=nullb170
+NB=nullb210
 WC=/sys/block/$NB/queue/write_cache
 
 # flushes DEV: flush requests DEV completed (diskstats field 16)
