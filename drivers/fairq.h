@@ -7,9 +7,12 @@
  * and the workqueue live only while the device is powered on.
  *
  * Locks, outermost first:
- *   fairq_cfg_lock  (mutex, global) power on/off, backing, max_flows;
- *                   never taken by sysfs handlers, so power-off may wait
- *                   for them while holding it.
+ *   fd->cfg_lock    (mutex, per device) power on/off, backing, max_flows;
+ *                   held across del_gendisk() and the drain, so a wedged
+ *                   lower device stalls only its own device.  Never taken
+ *                   by sysfs handlers, so power-off may wait for them.
+ *   fairq_stack_lock (mutex, global, short) the loop check's walk down
+ *                   the stack vs. a device detaching from its disk.
  *   fd->tun_lock    (mutex) tunable get/set, excludes a max_flows resize
  *                   (which runs on the core without fd->lock).
  *   fd->lock        (spinlock, irqsave) the sched core and the I/O state;
@@ -63,8 +66,9 @@ struct fairq_cgw {
 struct fairq_dev {
 	struct config_item item;
 	char name[DISK_NAME_LEN];	/* configfs name = disk name */
-	char *backing;			/* lower path or NULL; written under both mutexes */
-	bool dead;			/* rmdir'ed; fairq_cfg_lock */
+	char *backing;			/* lower path or NULL; written under cfg_lock and tun_lock */
+	bool dead;			/* rmdir'ed; cfg_lock */
+	struct mutex cfg_lock;
 	int classify;			/* enum fairq_classify; READ_ONCE on the I/O path */
 
 	struct mutex tun_lock;
@@ -81,7 +85,7 @@ struct fairq_dev {
 	atomic64_t passthrough_errs;	/* ... of them completed with an error [bios] */
 	struct fairq_cgw cgw;		/* cgroup_weights, kept across power off */
 
-	/* valid while powered on; set and cleared under fairq_cfg_lock */
+	/* valid while powered on; set and cleared under cfg_lock */
 	struct fairq_lower lower;
 	struct gendisk *disk;
 	struct bio_set bs;
@@ -90,6 +94,11 @@ struct fairq_dev {
 	struct hrtimer timer;
 	struct fairq_kobj *kobj;	/* /sys/block/NAME/fairq */
 	bool closing;			/* power-off started; disk->open_mutex */
+
+	/* following the lower device's size and read-only state (fairq_lower.c) */
+	struct delayed_work lower_work;
+	bool lower_watch;		/* lower_work may be queued; fd->lock */
+	bool lower_ro;			/* the lower's read-only state as last mirrored */
 };
 
 /*
@@ -106,7 +115,7 @@ struct fairq_io {
 	struct bio clone;
 };
 
-extern struct mutex fairq_cfg_lock;
+extern struct mutex fairq_stack_lock;
 extern const struct block_device_operations fairq_fops;
 
 static inline struct fairq_dev *to_fairq_dev(struct config_item *item)
@@ -119,6 +128,13 @@ struct fairq_dev *fairq_dev_alloc(const char *name);
 void fairq_dev_free(struct fairq_dev *fd);
 int fairq_power_on(struct fairq_dev *fd, const char **why);
 int fairq_power_off(struct fairq_dev *fd, bool force, const char **why);
+
+/* fairq_lower.c */
+void fairq_lower_init(struct fairq_dev *fd);
+void fairq_lower_watch_start(struct fairq_dev *fd);
+void fairq_lower_watch_stop(struct fairq_dev *fd);
+void fairq_lower_check_soon(struct fairq_dev *fd);
+bool fairq_lower_refuses(struct fairq_dev *fd, struct bio *bio);
 
 /* fairq_io.c */
 void fairq_submit_bio(struct bio *bio);

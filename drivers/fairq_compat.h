@@ -94,12 +94,18 @@ static inline void fairq_lower_close(struct fairq_lower *lower, void *holder)
 /*
  * A bio-based disk whose queue limits are stacked from @lower (@name
  * prefixes the block layer's misalignment warnings on 6.9 and later).
+ * It always has a volatile write cache with FUA: the lower device may
+ * gain a cache after power-on (write_cache "write back"), and PREFLUSH
+ * and FUA must reach it then; one without a cache drops them at once
+ * (submit_bio_noacct()).  Stable writes (pages not modified under I/O)
+ * are required when the lower requires them.
  */
 #if FAIRQ_SINCE(6, 11)
 /*
  * 6.9: blk_alloc_disk(&lim, node) takes the limits and returns ERR_PTR;
- * 6.11: write cache, FUA and rotational are lim.features bits inherited
- * by stacking, and bio-based disks opt in to I/O accounting.
+ * 6.11: write cache, FUA, rotational and stable writes are lim.features
+ * bits inherited by stacking, and bio-based disks opt in to I/O
+ * accounting.
  */
 static inline struct gendisk *fairq_alloc_disk(struct block_device *lower,
 					       const char *name)
@@ -108,7 +114,7 @@ static inline struct gendisk *fairq_alloc_disk(struct block_device *lower,
 
 	blk_set_stacking_limits(&lim);
 	queue_limits_stack_bdev(&lim, lower, 0, name);
-	lim.features |= BLK_FEAT_IO_STAT;
+	lim.features |= BLK_FEAT_IO_STAT | BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
 	return blk_alloc_disk(&lim, NUMA_NO_NODE);
 }
 #else
@@ -124,7 +130,10 @@ static inline struct gendisk *fairq_alloc_disk(struct block_device *lower,
 	q = disk->queue;
 	blk_set_stacking_limits(&q->limits);
 	disk_stack_limits(disk, lower, 0);
-	blk_queue_write_cache(q, bdev_write_cache(lower), bdev_fua(lower));
+	blk_queue_write_cache(q, true, true);
+	/* a queue flag on 6.1: disk_stack_limits() does not copy it (dm sets it too) */
+	if (bdev_stable_writes(lower))
+		blk_queue_flag_set(QUEUE_FLAG_STABLE_WRITES, q);
 	if (bdev_nonrot(lower))
 		blk_queue_flag_set(QUEUE_FLAG_NONROT, q);
 	else

@@ -106,10 +106,10 @@ static void fairq_cfs_drop_item(struct config_group *group, struct config_item *
 	struct fairq_dev *fd = to_fairq_dev(item);
 	const char *why = NULL;
 
-	mutex_lock(&fairq_cfg_lock);
+	mutex_lock(&fd->cfg_lock);
 	fd->dead = true;
 	fairq_power_off(fd, true, &why);
-	mutex_unlock(&fairq_cfg_lock);
+	mutex_unlock(&fd->cfg_lock);
 	config_item_put(item);
 }
 

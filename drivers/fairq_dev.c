@@ -62,9 +62,11 @@ struct fairq_dev *fairq_dev_alloc(const char *name)
 	}
 	strscpy(fd->name, name, sizeof(fd->name));
 	fd->classify = FAIRQ_CLASSIFY_TGID;
+	mutex_init(&fd->cfg_lock);
 	mutex_init(&fd->tun_lock);
 	fairq_cgw_init(&fd->cgw);
 	fairq_io_init(fd);
+	fairq_lower_init(fd);
 	return fd;
 }
 
@@ -81,22 +83,38 @@ void fairq_dev_free(struct fairq_dev *fd)
 /* Refuse a lower device that is, or sits on, this very fairq device. */
 static int fairq_check_loop(struct fairq_dev *fd, struct block_device *bdev)
 {
-	lockdep_assert_held(&fairq_cfg_lock);
+	int ret = 0;
+
+	lockdep_assert_held(&fd->cfg_lock);
 
 	/*
-	 * Each fairq below is held open by the one above; one removed by
-	 * rmdir anyway has no private_data and no lower device left.
+	 * Each fairq below is held open by the one above, so it cannot
+	 * power off; one removed by rmdir anyway clears its private_data
+	 * under fairq_stack_lock (fairq_detach_disk()) before it releases
+	 * its lower device or can be freed.
 	 */
+	mutex_lock(&fairq_stack_lock);
 	while (bdev && bdev->bd_disk->fops == &fairq_fops) {
 		struct fairq_dev *below = bdev->bd_disk->private_data;
 
 		if (!below)
 			break;
-		if (below == fd)
-			return -ELOOP;
+		if (below == fd) {
+			ret = -ELOOP;
+			break;
+		}
 		bdev = below->lower.bdev;
 	}
-	return 0;
+	mutex_unlock(&fairq_stack_lock);
+	return ret;
+}
+
+/* After del_gendisk(): a fairq stacked on us may keep the disk. */
+static void fairq_detach_disk(struct gendisk *disk)
+{
+	mutex_lock(&fairq_stack_lock);
+	disk->private_data = NULL;
+	mutex_unlock(&fairq_stack_lock);
 }
 
 /* A disk of that name would clash in /sys/class/block. */
@@ -169,7 +187,7 @@ int fairq_power_on(struct fairq_dev *fd, const char **why)
 	struct gendisk *disk;
 	int ret;
 
-	lockdep_assert_held(&fairq_cfg_lock);
+	lockdep_assert_held(&fd->cfg_lock);
 
 	if (fd->disk)
 		return 0;
@@ -208,6 +226,7 @@ int fairq_power_on(struct fairq_dev *fd, const char **why)
 	ret = fairq_sysfs_add(fd);
 	if (ret)
 		goto out_unlink;
+	fairq_lower_watch_start(fd);
 	pr_info("%s: on %pg, %llu sectors\n", fd->name, fd->lower.bdev,
 		(unsigned long long)get_capacity(disk));
 	return 0;
@@ -219,7 +238,7 @@ out_del:
 	del_gendisk(disk);
 out_stop:
 	fairq_io_stop(fd);
-	disk->private_data = NULL;
+	fairq_detach_disk(disk);
 	put_disk(disk);
 out_wq:
 	destroy_workqueue(fd->wq);
@@ -234,12 +253,14 @@ out_close:
 /*
  * @force (rmdir): tear down even while open; del_gendisk() fails new
  * I/O and everything already accepted still completes normally.
+ * Waits for the lower device (the flush, the drain, the release's sync)
+ * holding only this device's cfg_lock.
  */
 int fairq_power_off(struct fairq_dev *fd, bool force, const char **why)
 {
 	struct gendisk *disk = fd->disk;
 
-	lockdep_assert_held(&fairq_cfg_lock);
+	lockdep_assert_held(&fd->cfg_lock);
 
 	if (!disk)
 		return 0;
@@ -252,14 +273,15 @@ int fairq_power_off(struct fairq_dev *fd, bool force, const char **why)
 	fd->closing = true;
 	mutex_unlock(&disk->open_mutex);
 
-	/* waits for sysfs handlers; they never take fairq_cfg_lock */
+	fairq_lower_watch_stop(fd);
+	/* waits for sysfs handlers; they never take cfg_lock */
 	fairq_sysfs_del(fd);
 	bd_unlink_disk_holder(fd->lower.bdev, disk);
 	/* flushes the page cache through us, then fences submit_bio */
 	del_gendisk(disk);
 	fairq_io_stop(fd);
-	/* a fairq stacked on us may keep the disk; fd may be freed soon */
-	disk->private_data = NULL;
+	/* fd may be freed soon */
+	fairq_detach_disk(disk);
 	put_disk(disk);
 	fd->disk = NULL;
 	destroy_workqueue(fd->wq);

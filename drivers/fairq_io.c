@@ -148,6 +148,9 @@ static void fairq_clone_endio(struct bio *clone)
 		/* the core counts scheduled bios' errors; these never reach it */
 		atomic64_inc(&fd->passthrough_errs);
 	}
+	/* a lower device that shrank or went read-only fails I/O first */
+	if (unlikely(clone->bi_status))
+		fairq_lower_check_soon(fd);
 	if (fio->acct)
 		bio_end_io_acct(orig, fio->start);
 	bio_put(clone);
@@ -233,6 +236,10 @@ void fairq_submit_bio(struct bio *bio)
 	bio = bio_split_to_limits(bio);
 	if (!bio)
 		return;
+	if (unlikely(op_is_write(bio_op(bio)) && fairq_lower_refuses(fd, bio))) {
+		bio_io_error(bio);
+		return;
+	}
 
 	clone = bio_alloc_clone(fd->lower.bdev, bio, GFP_NOIO, &fd->bs);
 	if (unlikely(!clone)) {

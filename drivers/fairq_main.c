@@ -11,8 +11,8 @@
 
 #include <linux/module.h>
 
-/* power on/off, backing and max_flows of every device */
-DEFINE_MUTEX(fairq_cfg_lock);
+/* the loop check's walk down the stack vs. a device leaving its disk */
+DEFINE_MUTEX(fairq_stack_lock);
 
 static int __init fairq_init(void)
 {

@@ -60,9 +60,9 @@ static int fairq_backing_store(struct fairq_dev *fd, const char *buf, const char
 	if (ret)
 		goto out_free;
 
-	mutex_lock(&fairq_cfg_lock);
+	mutex_lock(&fd->cfg_lock);
 	if (fd->disk) {
-		mutex_unlock(&fairq_cfg_lock);
+		mutex_unlock(&fd->cfg_lock);
 		*why = "device is powered on";
 		ret = -EBUSY;
 		goto out_free;
@@ -71,7 +71,7 @@ static int fairq_backing_store(struct fairq_dev *fd, const char *buf, const char
 	old = fd->backing;
 	fd->backing = path;
 	mutex_unlock(&fd->tun_lock);
-	mutex_unlock(&fairq_cfg_lock);
+	mutex_unlock(&fd->cfg_lock);
 	kfree(old);
 	return 0;
 
@@ -95,12 +95,12 @@ static int fairq_power_store(struct fairq_dev *fd, const char *buf, const char *
 		*why = "want 0 or 1";
 		return -EINVAL;
 	}
-	mutex_lock(&fairq_cfg_lock);
+	mutex_lock(&fd->cfg_lock);
 	if (on)
 		ret = fairq_power_on(fd, why);
 	else
 		ret = fairq_power_off(fd, false, why);
-	mutex_unlock(&fairq_cfg_lock);
+	mutex_unlock(&fd->cfg_lock);
 	return ret;
 }
 
@@ -144,7 +144,7 @@ static int fairq_sched_store_alloc(struct fairq_dev *fd, const char *name,
 {
 	int ret;
 
-	mutex_lock(&fairq_cfg_lock);
+	mutex_lock(&fd->cfg_lock);
 	if (fd->disk) {
 		*why = "device is powered on";
 		ret = -EBUSY;
@@ -153,7 +153,7 @@ static int fairq_sched_store_alloc(struct fairq_dev *fd, const char *name,
 		ret = fq_sched_set(fd->fqs, name, buf);
 		mutex_unlock(&fd->tun_lock);
 	}
-	mutex_unlock(&fairq_cfg_lock);
+	mutex_unlock(&fd->cfg_lock);
 	return ret;
 }
 

@@ -114,13 +114,14 @@ test_power_off_rules() {
 	log "power-off rules ok, data on $NB"
 }
 
-# Limits come from the lower device; flushes and discards pass straight
-# down and are counted as passthrough.
+# Limits come from the lower device (the write cache is always on, see
+# 210-write-cache); flushes and discards pass straight down and are
+# counted as passthrough.
 test_passthrough() {
 	local q=/sys/block/fqs2/queue l=/sys/block/vdb/queue a p0 p1
 	fairq_create fqs2 /dev/vdb
 	for a in logical_block_size physical_block_size max_hw_sectors_kb \
-		 discard_max_bytes write_cache rotational; do
+		 discard_max_bytes rotational; do
 		[ "$(cat $q/$a)" = "$(cat $l/$a)" ] ||
 			fatal "fqs2 $a is '$(cat $q/$a)', vdb has '$(cat $l/$a)'"
 	done

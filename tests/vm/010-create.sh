@@ -12,7 +12,7 @@ TIMEOUT=600
 LIMITS="size queue/logical_block_size queue/physical_block_size
 queue/max_sectors_kb queue/max_hw_sectors_kb queue/max_segments
 queue/discard_max_bytes queue/discard_granularity
-queue/write_zeroes_max_bytes queue/rotational queue/write_cache queue/fua
+queue/write_zeroes_max_bytes queue/rotational
 queue/io_min queue/io_opt queue/minimum_io_size queue/optimal_io_size"
 
 # compare_limits LOWER UPPER: every limit above equal on both disks
@@ -24,6 +24,10 @@ compare_limits() {
 		b=$(cat "/sys/block/$upper/$attr")
 		[ "$a" = "$b" ] || fatal "$upper/$attr is '$b', lower $lower has '$a'"
 	done
+	# always a write cache with FUA, whatever the lower has (210-write-cache)
+	[ "$(cat /sys/block/"$upper"/queue/write_cache)" = "write back" ] &&
+		[ "$(cat /sys/block/"$upper"/queue/fua)" = 1 ] ||
+		fatal "$upper: write_cache '$(cat /sys/block/"$upper"/queue/write_cache)', fua $(cat /sys/block/"$upper"/queue/fua)"
 	echo "$upper over $lower: limits match ($(cat /sys/block/"$upper"/size) sectors)"
 }
 

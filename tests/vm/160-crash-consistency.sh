@@ -46,6 +46,7 @@
 # replayed, must equal the data device byte for byte (the replayer).
 DESCRIPTION="dm-log-writes under fairq0: ext4 fsync workload replayed to flush/FUA points"
 TIMEOUT=900
+# shellcheck source=rc
 . /fairq/tests/vm/rc
 
 LW=$FAIRQ_SRC/tests/tools/lwreplay
@@ -88,60 +89,60 @@ switcher() {
 # record: the workload on ext4 on fairq0 over lw, logged to $LOGDEV
 record() {
 	local n st
-	blkdiscard -z -l $((FS_MB << 20)) "$DATA" || fail "zeroing $DATA failed"
+	blkdiscard -z -l $((FS_MB << 20)) "$DATA" || fatal "zeroing $DATA failed"
 	dd if=/dev/zero of="$LOGDEV" bs=4k count=1 conv=fsync status=none
-	dmsetup create lw --table "0 $SECTORS log-writes $DATA $LOGDEV" || fail "dmsetup create lw"
+	dmsetup create lw --table "0 $SECTORS log-writes $DATA $LOGDEV" || fatal "dmsetup create lw"
 	cleanup_push dm_gone lw
 	fairq_create fairq0 /dev/mapper/lw policy=cfq depth=8
 	cleanup_push fairq_destroy fairq0
 	st=$(cat /sys/block/fairq0/queue/write_cache)
 	[ "$st" = "write back" ] ||
-		fail "fairq0 write_cache '$st': flushes would stop above fairq0, nothing to prove"
+		fatal "fairq0 write_cache '$st': flushes would stop above fairq0, nothing to prove"
 	mkfs.ext4 -q -F -b 4096 -N 4096 -J size=8 \
 		-E nodiscard,lazy_itable_init=0,lazy_journal_init=0 /dev/fairq0 ||
-		fail "mkfs.ext4 on fairq0 failed"
-	dmsetup message lw 0 mark mkfs || fail "dmsetup message lw mark failed"
+		fatal "mkfs.ext4 on fairq0 failed"
+	dmsetup message lw 0 mark mkfs || fatal "dmsetup message lw mark failed"
 	mkdir -p "$MNT" "$RMNT"
-	mount -t ext4 -o nodiscard /dev/fairq0 "$MNT" || fail "mount fairq0 failed"
+	mount -t ext4 -o nodiscard /dev/fairq0 "$MNT" || fatal "mount fairq0 failed"
 	cleanup_push unmount "$MNT"
 	for ((n = 0; n < NPROC; n++)); do
 		mkdir "$MNT/p$n"
 	done
 	sync
-	dmsetup message lw 0 mark ready || fail "dmsetup message lw mark failed"
+	dmsetup message lw 0 mark ready || fatal "dmsetup message lw mark failed"
 	rm -f /tmp/crash.stop /tmp/crash.switch.err
 	switcher &
 	log "workload: $NPROC processes x $NOPS ops, seed $SEED, switching policy and depth"
 	"$LW" work "$MNT" "$NPROC" "$NOPS" "$SEED" lw "$REC" || {
 		touch /tmp/crash.stop
 		wait
-		fail "the workload failed"
+		fatal "the workload failed"
 	}
 	touch /tmp/crash.stop
 	wait
-	[ ! -s /tmp/crash.switch.err ] || fail "a switch was refused: $(cat /tmp/crash.switch.err)"
+	[ ! -s /tmp/crash.switch.err ] || fatal "a switch was refused: $(cat /tmp/crash.switch.err)"
 	n=$(wc -l <"$REC")
-	[ "$n" = $((NPROC * NOPS)) ] || fail "record has $n lines, expected $((NPROC * NOPS))"
-	umount "$MNT" || fail "umount fairq0 failed"
+	[ "$n" = $((NPROC * NOPS)) ] || fatal "record has $n lines, expected $((NPROC * NOPS))"
+	umount "$MNT" || fatal "umount fairq0 failed"
 	log "$(cat /tmp/crash.switches) policy/depth switches; fairq0:" \
 		"$(stat_field fairq0 enq_reqs) requests, $(stat_field fairq0 passthrough_reqs) passed through," \
 		"$(stat_field fairq0 errors) errors"
-	[ "$(stat_field fairq0 errors)" = 0 ] || fail "fairq0 counted errors"
+	[ "$(stat_field fairq0 errors)" = 0 ] || fatal "fairq0 counted errors"
 	[ "$(stat_field fairq0 enq_reqs)" = "$(stat_field fairq0 done_reqs)" ] ||
-		fail "fairq0: enq_reqs != done_reqs"
+		fatal "fairq0: enq_reqs != done_reqs"
 	fairq_destroy fairq0
 	st=$(dmsetup status lw)
-	case $st in *logging_disabled*) fail "dm-log-writes stopped logging: $st" ;; esac
-	dmsetup remove lw || fail "dmsetup remove lw failed"
+	case $st in *logging_disabled*) fatal "dm-log-writes stopped logging: $st" ;; esac
+	dmsetup remove lw || fatal "dmsetup remove lw failed"
 }
 
 # snap_up / snap_down: a transient snapshot of the replay device
 snap_up() {
-	dmsetup create lwsnap --table "$SNAP" || fail "dmsetup create lwsnap"
+	dmsetup create lwsnap --table "$SNAP" || fatal "dmsetup create lwsnap"
 }
 
 snap_down() {
-	dmsetup remove lwsnap || fail "dmsetup remove lwsnap failed"
+	dmsetup remove lwsnap || fatal "dmsetup remove lwsnap failed"
 }
 
 # checkpoint TO [self]: the replay device holds entries 0..TO-1: mount a
@@ -150,33 +151,33 @@ snap_down() {
 checkpoint() {
 	local to=$1 x=$(($1 - 1)) out rc victim="" sector entry
 	snap_up
-	mount -t ext4 /dev/mapper/lwsnap "$RMNT" || fail "entry $x: mount (journal recovery) failed"
+	mount -t ext4 /dev/mapper/lwsnap "$RMNT" || fatal "entry $x: mount (journal recovery) failed"
 	out=$("$LW" check "$LOGDEV" "$to" "$REC" "$RMNT" ${2:+-v}) ||
-		{ echo "$out"; fail "through entry $x: a file fsync'd before this point is wrong or missing"; }
+		{ echo "$out"; fatal "through entry $x: a file fsync'd before this point is wrong or missing"; }
 	echo "${out##*$'\n'}"
 	CHECKED=$((CHECKED + 1))
 	if [ -n "${2:-}" ]; then
 		victim=$(awk '$1 == "victim" { print $2 }' <<<"$out")
-		[ -n "$victim" ] || fail "entry $x: no verified file to corrupt"
-		sector=$("$LW" fiemap "$RMNT/$victim") || fail "fiemap $victim failed"
+		[ -n "$victim" ] || fatal "entry $x: no verified file to corrupt"
+		sector=$("$LW" fiemap "$RMNT/$victim") || fatal "fiemap $victim failed"
 		out=$("$LW" check "$LOGDEV" "$to" "$REC" "$RMNT" -a 2)
 		rc=$?
 		echo "self-check 1, as if 2 more ops per process were durable: exit $rc," \
 			"$(grep -c '^MISMATCH' <<<"$out") mismatches, e.g."
 		grep -m 2 '^MISMATCH' <<<"$out"
-		[ "$rc" = 1 ] || fail "self-check: files fsync'd after the marks went unnoticed (exit $rc)"
+		[ "$rc" = 1 ] || fatal "self-check: files fsync'd after the marks went unnoticed (exit $rc)"
 	fi
-	umount "$RMNT" || fail "entry $x: umount failed"
+	umount "$RMNT" || fatal "entry $x: umount failed"
 	e2fsck -fn /dev/mapper/lwsnap >/tmp/crash.fsck 2>&1 ||
-		{ cat /tmp/crash.fsck; fail "through entry $x: e2fsck -fn not clean"; }
+		{ cat /tmp/crash.fsck; fatal "through entry $x: e2fsck -fn not clean"; }
 	snap_down
 	[ -n "$victim" ] || return 0
 	# the same replay without the last write of $victim's first block
-	entry=$("$LW" find "$LOGDEV" "$to" "$sector") || fail "no log entry writes sector $sector"
+	entry=$("$LW" find "$LOGDEV" "$to" "$sector") || fatal "no log entry writes sector $sector"
 	snap_up
 	"$LW" replay "$LOGDEV" /dev/mapper/lwsnap 0 "$to" -s "$entry" -c "$entry" ||
-		fail "corrupted replay failed"
-	mount -t ext4 /dev/mapper/lwsnap "$RMNT" || fail "entry $x: mount of the corrupted replay failed"
+		fatal "corrupted replay failed"
+	mount -t ext4 /dev/mapper/lwsnap "$RMNT" || fatal "entry $x: mount of the corrupted replay failed"
 	out=$("$LW" check "$LOGDEV" "$to" "$REC" "$RMNT")
 	rc=$?
 	umount "$RMNT"
@@ -184,7 +185,7 @@ checkpoint() {
 	echo "self-check 2, replay without entry $entry (last write of $victim's sector $sector): exit $rc"
 	grep -m 2 '^MISMATCH' <<<"$out"
 	if [ "$rc" != 1 ] || ! grep -q "^MISMATCH through entry $x $victim: " <<<"$out"; then
-		fail "self-check: a replay missing a write of $victim before entry $x went unnoticed"
+		fatal "self-check: a replay missing a write of $victim before entry $x went unnoticed"
 	fi
 }
 
@@ -203,21 +204,21 @@ points() {
 main() {
 	local n step mid to prev=0 t0
 	require_cmd dmsetup mkfs.ext4 e2fsck blkdiscard cmp mountpoint
-	[ -x "$LW" ] || skip "tests/tools/lwreplay not built (make -C tests/tools)"
+	[ -x "$LW" ] || skip_all "tests/tools/lwreplay not built (make -C tests/tools)"
 	require_module dm-mod dm-log-writes dm-snapshot
 	load_fairq
-	[ "$(dev_size_mb $DATA)" -ge $FS_MB ] || skip "$DATA smaller than $FS_MB MiB"
+	[ "$(dev_size_mb $DATA)" -ge $FS_MB ] || skip_all "$DATA smaller than $FS_MB MiB"
 	t0=$SECONDS
 	record
 	log "recorded in $((SECONDS - t0)) s"
-	"$LW" list "$LOGDEV" >/tmp/crash.list || fail "cannot read the log on $LOGDEV"
+	"$LW" list "$LOGDEV" >/tmp/crash.list || fatal "cannot read the log on $LOGDEV"
 	n=$(awk '$5 == "ready" { print $1; exit }' /tmp/crash.list)
-	[ -n "$n" ] || fail "no 'ready' mark in the log"
+	[ -n "$n" ] || fatal "no 'ready' mark in the log"
 	points "$n" >/tmp/crash.points
 	n=$(wc -l </tmp/crash.points)
-	[ "$n" -ge $((NOPS / 2)) ] || fail "only $n flush/FUA entries for $((NPROC * NOPS)) fsync'd ops"
+	[ "$n" -ge $((NOPS / 2)) ] || fatal "only $n flush/FUA entries for $((NPROC * NOPS)) fsync'd ops"
 	[ "$(grep -c ' M 0 0 p[0-9]*\.[0-9]*$' /tmp/crash.list)" = $((NPROC * NOPS)) ] ||
-		fail "the log does not hold one mark per operation"
+		fatal "the log does not hold one mark per operation"
 	step=$(((n + MAX_POINTS - 1) / MAX_POINTS))
 	awk -v s="$step" -v n="$n" 'NR % s == 0 || NR == n' /tmp/crash.points >/tmp/crash.sample
 	mid=$(sed -n "$((($(wc -l </tmp/crash.sample) + 1) / 2))p" /tmp/crash.sample)
@@ -234,7 +235,7 @@ main() {
 	t0=$SECONDS
 	while read -r to; do
 		"$LW" replay "$LOGDEV" /dev/nullb0 "$prev" "$to" 2>/dev/null ||
-			fail "replay of entries $prev..$((to - 1)) failed"
+			fatal "replay of entries $prev..$((to - 1)) failed"
 		prev=$to
 		if [ "$to" = "$mid" ]; then
 			checkpoint "$to" self
@@ -243,10 +244,10 @@ main() {
 		fi
 	done </tmp/crash.sample
 	n=$(wc -l </tmp/crash.list)
-	"$LW" replay "$LOGDEV" /dev/nullb0 "$prev" "$n" || fail "replay of the rest failed"
+	"$LW" replay "$LOGDEV" /dev/nullb0 "$prev" "$n" || fatal "replay of the rest failed"
 	blockdev --flushbufs /dev/nullb0 "$DATA"
 	cmp -n $((FS_MB << 20)) /dev/nullb0 "$DATA" ||
-		fail "the whole log replayed differs from $DATA: the replayer is wrong"
+		fatal "the whole log replayed differs from $DATA: the replayer is wrong"
 	log "$CHECKED checkpoints checked in $((SECONDS - t0)) s; the whole log replayed equals $DATA"
 	echo "crash consistency: $((NPROC * NOPS)) fsync'd ops, $CHECKED flush/FUA points replayed and checked, both self-checks caught"
 	unload_fairq

@@ -20,9 +20,9 @@ for t in "${tests[@]}"; do
 	why=$(printf '%s\n' "$out" | sed -n 's/^\(SKIP\|FAIL\):\{0,1\} //p' | head -n 1)
 	case $rc in
 	0) ok "$(printf '%-28s %6d ms' "$t" "$ms")" ;;
-	77) skip_all "$t: ${why:-no reason given}" ;;
-	124) fatal "$t: timed out after 120 s" ;;
-	*) fatal "$t: ${why:-exit $rc} ($ms ms)" ;;
+	77) skip "$t: ${why:-no reason given}" ;;
+	124) fail "$t: timed out after 120 s" ;;
+	*) fail "$t: ${why:-exit $rc} ($ms ms)" ;;
 	esac
 	if [ "$rc" != 0 ] || [ -n "${VERBOSE:-}" ]; then
 		printf '%s\n' "$out" | sed 's/^/     | /'

@@ -6,7 +6,7 @@ requires qemu-nbd --version
 
 start_server --size 8M --name fq0 "$disk"
 qemu-nbd --list -k "$sock" >"$tmp/out" 2>&1 || fatal "qemu-nbd --list: $(cat "$tmp/out")"
-cat "$tmp/out" | sed -n '1,20p'
+sed -n '1,20p' "$tmp/out"
 grep -q "export: 'fq0'" "$tmp/out" || fatal "no export fq0"
 grep -q "size:  *8388608" "$tmp/out" || fatal "size"
 grep -q "flush" "$tmp/out" && grep -q "fua" "$tmp/out" && grep -q "trim" "$tmp/out" &&
