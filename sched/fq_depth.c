@@ -8,7 +8,7 @@
  */
 #include "fq_depth.h"
 
-#define FQ_DEPTH_UNITS_MAX	(1ull << 43)	/* per epoch, so << 20 fits */
+#define FQ_DEPTH_UNITS_MAX	(1ull << 33)	/* per epoch, so << 30 fits */
 #define FQ_DEPTH_STEP_MAX	(1u << 30)
 
 static void fq_depth_open(struct fq_depth *dc, u64 now_ns)
@@ -30,13 +30,24 @@ static void fq_depth_set(struct fq_depth *dc, u32 depth)
 	dc->changes++;
 }
 
+/* The smallest relative gain [1/1024] an epoch can show: 1/64 or 2 x noise. */
+static u32 fq_depth_thr(const struct fq_depth *dc)
+{
+	return dc->noise * 2 > 1024 / 64 ? dc->noise * 2 : 1024 / 64;
+}
+
 /* Go to prev.depth + dir * step; false when the bounds leave no room. */
 static bool fq_depth_try(struct fq_depth *dc)
 {
 	u32 from = dc->prev.depth, to, step;
 
-	/* at least 1/32 of the depth: smaller changes drown in the noise */
-	step = dc->step > from / 32 ? dc->step : from / 32;
+	/*
+	 * A step must be large enough that the gain it has to show stands
+	 * out of the noise: step / from * gain_frac >= threshold.
+	 */
+	step = (u32)((u64)from * fq_depth_thr(dc) / dc->gain_frac);
+	if (step < dc->step)
+		step = dc->step;
 	if (dc->dir > 0)
 		to = dc->depth_max - from > step ? from + step : dc->depth_max;
 	else
@@ -118,12 +129,13 @@ static void fq_depth_search(struct fq_depth *dc,
 }
 
 /*
- * Did the depths from @lo to @hi buy at least half the throughput they
- * would in the linear region?  rate(hi) / rate(lo) - 1 >=
- * (depth(hi) / depth(lo) - 1) / 2, in 1/1024ths, and at least 1/64 (an
- * epoch's rate is not measured more finely than that).
+ * Did the depths from @lo to @hi buy at least gain_frac of the throughput
+ * they would in the linear region, and more than the noise?
+ * rate(hi) / rate(lo) - 1 >= gain_frac * (depth(hi) / depth(lo) - 1),
+ * in 1/1024ths.
  */
-static bool fq_depth_worth(const struct fq_depth_point *lo,
+static bool fq_depth_worth(const struct fq_depth *dc,
+			   const struct fq_depth_point *lo,
 			   const struct fq_depth_point *hi)
 {
 	u64 r, gain;
@@ -134,9 +146,23 @@ static bool fq_depth_worth(const struct fq_depth_point *lo,
 		return false;
 	r = hi->rate * 1024 / lo->rate;
 	gain = r > 1024 + (1u << 20) ? 1u << 20 : r - 1024;
-	if (gain < 1024 / 64)
+	if (gain < fq_depth_thr(dc))
 		return false;
-	return 2ull * lo->depth * gain >= 1024ull * (hi->depth - lo->depth);
+	return gain * lo->depth >= (u64)dc->gain_frac * (hi->depth - lo->depth);
+}
+
+/* Two epochs in a row at one depth: how far apart their rates were. */
+static void fq_depth_noise(struct fq_depth *dc, const struct fq_depth_point *p)
+{
+	u64 a = p->rate, b = dc->last.rate, dev;
+
+	if (dc->last.depth == p->depth && b) {
+		dev = (a > b ? a - b : b - a) * 1024 / b;
+		if (dev > 1024)
+			dev = 1024;
+		dc->noise = (u32)((3ull * dc->noise + dev) / 4);
+	}
+	dc->last = *p;
 }
 
 static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
@@ -144,6 +170,7 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 	struct fq_depth_point p;
 	u64 el = now_ns - dc->cur.start_ns;
 	u64 units = dc->cur.units;
+	bool slow;
 
 	if (dc->cur.limited * 4 < dc->cur.n * 3) {
 		/* the demand, not the depth, set the pace: nothing learned */
@@ -158,18 +185,30 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 	if (units > FQ_DEPTH_UNITS_MAX)
 		units = FQ_DEPTH_UNITS_MAX;
 	p.depth = dc->depth;
-	p.rate = (units << 20) / (el ? el : 1);
+	p.rate = (units << 30) / (el ? el : 1);
 	p.lat = dc->cur.lat_sum / dc->cur.n;
 	dc->epochs++;
 	if (!dc->lat_min || p.lat < dc->lat_min)
 		dc->lat_min = p.lat;
 
+	slow = dc->lat_min && p.lat > dc->lat_min + dc->lat_min / 4 &&
+	       p.lat >= dc->lat_floor_ns;
+	if (!dc->moved && !slow)
+		fq_depth_noise(dc, &p);	/* a latency jump is not noise */
+	else
+		dc->last = p;
 	if (!dc->have_prev) {
-		/* the first measurement, at the seed: try one deeper */
-		dc->have_prev = true;
+		/* two epochs at the seed (the first noise figure), then search */
 		dc->prev = p;
-		dc->dir = 1;
-		dc->step = 1;
+		if (dc->epochs < 2)
+			return;
+		/*
+		 * then halve: a halving must cost a quarter of the rate to be
+		 * undone, which no epoch's noise does; small steps come later
+		 */
+		dc->have_prev = true;
+		dc->dir = -1;
+		dc->step = p.depth / 2 ? p.depth / 2 : 1;
 		if (!fq_depth_try(dc))
 			fq_depth_reject(dc);
 		return;
@@ -179,9 +218,9 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 
 		dc->moved = false;
 		if (p.depth > dc->prev.depth)
-			keep = fq_depth_worth(&dc->prev, &p);
+			keep = fq_depth_worth(dc, &dc->prev, &p);
 		else
-			keep = !fq_depth_worth(&p, &dc->prev);
+			keep = !fq_depth_worth(dc, &p, &dc->prev);
 		if (keep)
 			fq_depth_accept(dc, &p);
 		else
@@ -196,14 +235,20 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		return;
 	}
 	dc->held++;
-	if (p.lat > dc->lat_min + dc->lat_min / 4 &&
-	    p.lat >= dc->lat_floor_ns &&
-	    p.rate <= dc->ref.rate + dc->ref.rate / 8) {
-		/* latency grew, throughput did not: the device lost capacity */
+	if (slow && p.rate <= dc->ref.rate + dc->ref.rate / 8) {
+		/*
+		 * Latency grew, throughput did not: the device lost capacity.
+		 * Search down from the second such epoch (the first may be
+		 * half before the change: no reference).
+		 */
+		if (++dc->slow_epochs < 2)
+			return;
+		dc->slow_epochs = 0;
 		dc->trig_depth = p.depth;
 		fq_depth_search(dc, &p, -1);
 		return;
 	}
+	dc->slow_epochs = 0;
 	if (dc->held >= dc->probe_epochs && dc->depth < dc->depth_max)
 		fq_depth_search(dc, &p, 1);
 }
@@ -214,6 +259,7 @@ void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max)
 	dc->depth_max = depth_max ? depth_max : 1;
 	dc->epoch_ns = FQ_DEPTH_EPOCH_NS;
 	dc->probe_epochs = FQ_DEPTH_PROBE_EPOCHS;
+	dc->gain_frac = FQ_DEPTH_GAIN_FRAC;
 	dc->depth = seed < 1 ? 1 : seed > dc->depth_max ? dc->depth_max : seed;
 	dc->prev.depth = dc->depth;
 	dc->dir = 1;

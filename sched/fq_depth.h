@@ -54,6 +54,7 @@
 enum {
 	FQ_DEPTH_EPOCH_NS = 5000000,	/* default shortest epoch: 5 ms */
 	FQ_DEPTH_PROBE_EPOCHS = 16,	/* default held epochs between probes */
+	FQ_DEPTH_GAIN_FRAC = 256,	/* default: a quarter of linear gain */
 };
 
 /* One epoch's sums. */
@@ -68,7 +69,7 @@ struct fq_depth_epoch {
 /* A measured epoch, the reference for the next decision. */
 struct fq_depth_point {
 	u32 depth;
-	u64 rate;		/* units per 2^-20 ns */
+	u64 rate;		/* units per 2^-30 ns */
 	u64 lat;		/* mean completion latency [ns] */
 };
 
@@ -79,6 +80,7 @@ struct fq_depth {
 	u64 epoch_ns;		/* shortest epoch [ns] */
 	u64 lat_floor_ns;	/* never shrink for latency below this [ns] */
 	u32 probe_epochs;	/* held epochs between probes one deeper */
+	u32 gain_frac;		/* 1..1024: share of linear gain a move must show */
 
 	/* state */
 	u32 depth;		/* the limit now */
@@ -91,7 +93,10 @@ struct fq_depth {
 	bool tried_down;	/* step-1 move down failed from prev.depth */
 	u32 held;		/* epochs held since the last probe */
 	u32 skip;		/* completions still belonging to an old depth */
+	u32 noise;		/* epoch-to-epoch rate change at one depth [1/1024] */
+	struct fq_depth_point last;	/* the previous epoch judged */
 	u64 lat_min;		/* latency floor: lowest epoch mean [ns], 0 = relearn */
+	u32 slow_epochs;	/* held epochs in a row with the latency up */
 	u32 trig_depth;		/* depth a search for lost capacity began at */
 	struct fq_depth_point prev;	/* the depth we moved from */
 	struct fq_depth_point ref;	/* the held depth when hold began */
