@@ -4,7 +4,7 @@
  * print per-flow throughput, latency p50/p99 and Jain's fairness index.
  *
  *   fq_sim [--seed N] [--secs S] [--only W1|W2|W3|W4|W5|COST]
- *   fq_sim [--seed N] --only DEVICES|DEV|DEPTH
+ *   fq_sim [--seed N] --only DEVICES|DEV|DEPTH|DEVCOST
  *
  * The DEVICES sections (not run by default; SIM-DEVICES.md) put the
  * scheduler in front of the device models of sim_dev.h, where the
@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 #include "fq_sched.h"
+#include "fq_cost.h"
 #include "fq_depth.h"
 #include "sim_dev.h"
 
@@ -42,6 +43,7 @@ struct sim_flow {
 	u32 weight;		/* for shares */
 	bool sequential;	/* device sections: next sector follows the last */
 	u64 next_sector;
+	u64 dev_ns;		/* device sections: service time used [ns] */
 	/* results, in the measuring window */
 	u64 done_reqs, done_bytes;
 	u64 *lat;		/* latencies [ns] */
@@ -297,6 +299,7 @@ static void sim_reset_results(struct sim *sm)
 		sm->f[i].lat = NULL;
 		sm->f[i].nlat = sm->f[i].maxlat = 0;
 		sm->f[i].done_reqs = sm->f[i].done_bytes = 0;
+		sm->f[i].dev_ns = 0;
 	}
 }
 
@@ -662,6 +665,7 @@ struct dev_cfg {
 	u64 change_ms;		/* 0, or when servers become change_servers */
 	u32 change_servers;
 	bool trace;		/* record C and the depth every 100 ms */
+	bool charge_time;	/* charge fq_cost's device time as "bytes" */
 };
 
 enum { DEV_TRACE = 64 };
@@ -669,6 +673,7 @@ enum { DEV_TRACE = 64 };
 struct dev_run {
 	struct sim_dev dev;
 	struct fq_depth dc;
+	struct fq_cost fc;
 	const struct dev_cfg *c;
 	struct dev_req *reqs, *free;
 	u32 depth;			/* the scheduler's now */
@@ -703,6 +708,13 @@ static void dev_issue(struct sim *sm, struct dev_run *dr, int fi)
 		f->next_sector += f->bytes / 512;
 	} else {
 		r->rq.sector = (sim_rand(sm) % (1ull << 30)) & ~7ull;
+	}
+	if (dr->c->charge_time) {
+		/* the hook: the core charges the modelled device time */
+		u64 ns = fq_cost_ns(&dr->fc, f->bytes, f->flags & FQ_REQ_WRITE);
+
+		if (ns)
+			r->rq.bytes = ns > 0xffffffffull ? 0xffffffffu : (u32)ns;
 	}
 	r->io.sector = r->rq.sector;
 	r->io.bytes = f->bytes;
@@ -741,6 +753,7 @@ static void dev_done(struct sim *sm, struct dev_run *dr, struct dev_req *r)
 	fq_sched_stats(sm->s, &st);
 	limited = st.inflight >= dr->depth && st.queued > 0;
 	fq_sched_complete(sm->s, &r->rq, 0, sm->now);
+	fq_cost_complete(&dr->fc, sm->now, r->io.bytes, r->io.write, limited);
 	if (dr->c->adaptive) {
 		d = fq_depth_complete(&dr->dc, sm->now,
 				      sm->now - r->rq.dispatch_ns,
@@ -751,6 +764,7 @@ static void dev_done(struct sim *sm, struct dev_run *dr, struct dev_req *r)
 	if (sm->now >= sm->warm_ns) {
 		f->done_reqs++;
 		f->done_bytes += r->io.bytes;
+		f->dev_ns += r->io.done_ns - r->io.start_ns;
 		if (f->nlat == f->maxlat) {
 			f->maxlat = f->maxlat ? f->maxlat * 2 : 4096;
 			f->lat = realloc(f->lat, f->maxlat * sizeof(u64));
@@ -794,6 +808,7 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 	fq_sched_set(sm->s, "fairness", c->fairness ? c->fairness : "requests");
 	if (c->adaptive)
 		fq_depth_init(&dr->dc, c->depth, c->depth_max);
+	fq_cost_init(&dr->fc);
 	dev_set_depth(sm, dr, c->adaptive ? dr->dc.depth : c->depth);
 	for (i = 0; i < sm->nflows; i++) {
 		total += (size_t)sm->f[i].depth;
@@ -954,6 +969,8 @@ static void dev_table(struct sim *sm, u64 seed)
 		printf("| scheduler | depth | S MB/s | S p99 us | S x N | worst B x N | Jain of x N | total MB/s | total / fifo 32 |\n");
 		printf("|---|---|---|---|---|---|---|---|---|\n");
 		for (k = 0; k < 5; k++) {
+			if (k == 3 && dm->c == 1)
+				continue;	/* the row above */
 			cfg[k].secs_ms = dm->ms;
 			if (!cfg[k].depth)
 				cfg[k].depth = dm->c;
@@ -1035,6 +1052,90 @@ static void depth_table(struct sim *sm, u64 seed)
 	       (unsigned long long)dr[2].dc.epochs);
 }
 
+/*
+ * Charging device time: a 1 MiB sequential reader and a 4 KiB random
+ * reader, 4 outstanding each, depth 1 on one-server devices.
+ */
+static void devcost_table(struct sim *sm, u64 seed)
+{
+	static const struct { const char *what; struct sim_dev m; } devs[] = {
+		{ "flash-like", { .kind = SIM_DEV_FIFO, .servers = 1,
+				  .req_ns = 100000, .byte_ps = 1000 } },
+		{ "hard disk", { .kind = SIM_DEV_SEEK, .servers = 1,
+				 .byte_ps = 5000, .seek_ns = 8000000,
+				 .rot_ns = 8333333, .span = 1ull << 30 } },
+	};
+	static const char *const names[2] = { "1 MiB seq", "4 KiB rand" };
+	struct dev_cfg cfg[4] = {
+		{ .policy = "fifo", .depth = 1 },
+		{ .policy = "cfq", .depth = 1 },
+		{ .policy = "cfq", .depth = 1, .fairness = "bytes" },
+		{ .policy = "cfq", .depth = 1, .fairness = "bytes",
+		  .charge_time = true },
+	};
+	static const char *const label[4] = { "fifo", "cfq requests",
+					      "cfq bytes", "cfq device time" };
+	double alone[2], tot_ns, x;
+	struct dev_run dr;
+	struct sim_flow keep;
+	char name[128];
+	unsigned int m;
+	int k, i;
+
+	printf("\nDEVCOST: charging device time (fq_cost) -- a 1 MiB sequential reader and "
+	       "a 4 KiB random reader, 4 outstanding each, depth 1; \"device time\" = fairness "
+	       "bytes with each request charged fq_cost_ns() once the model exists\n");
+	for (m = 0; m < 2; m++) {
+		u64 ms = m ? 20000 : 2000;
+
+		for (i = 0; i < 2; i++) {
+			struct dev_cfg c = { .policy = "fifo", .depth = 1, .secs_ms = ms };
+
+			sim_flows(sm, 2);
+			sim_flow(sm, 0, 4, 1 << 20, FQ_REQ_SYNC, 0, 0);
+			sm->f[0].sequential = true;
+			sim_flow(sm, 1, 4, 4096, FQ_REQ_SYNC, 0, 0);
+			keep = sm->f[i];
+			sim_flows(sm, 1);
+			sm->f[0] = keep;
+			dev_run(sm, &dr, &devs[m].m, &c, seed);
+			alone[i] = flow_mbs(sm, 0);
+			sim_reset_results(sm);
+		}
+		printf("\n%s: %s; alone: 1 MiB seq %.2f MB/s, 4 KiB rand %.2f MB/s; %.1f s simulated\n\n",
+		       devs[m].what, sim_dev_name(&devs[m].m, name, sizeof(name)),
+		       alone[0], alone[1], ms / 1000.0);
+		printf("| charging | flow | MB/s | IOPS | device time share | x N |\n");
+		printf("|---|---|---|---|---|---|\n");
+		for (k = 0; k < 4; k++) {
+			cfg[k].secs_ms = ms;
+			sim_flows(sm, 2);
+			sim_flow(sm, 0, 4, 1 << 20, FQ_REQ_SYNC, 0, 0);
+			sm->f[0].sequential = true;
+			sim_flow(sm, 1, 4, 4096, FQ_REQ_SYNC, 0, 0);
+			dev_run(sm, &dr, &devs[m].m, &cfg[k], seed);
+			tot_ns = (double)(sm->f[0].dev_ns + sm->f[1].dev_ns);
+			for (i = 0; i < 2; i++) {
+				x = alone[i] > 0 ? 2 * flow_mbs(sm, i) / alone[i] : 0;
+				printf("| %s | %s | %.2f | %.0f | %.1f%% | %.2f |\n",
+				       label[k], names[i], flow_mbs(sm, i),
+				       (double)sm->f[i].done_reqs / window_s(sm),
+				       tot_ns > 0 ? 100.0 * (double)sm->f[i].dev_ns / tot_ns : 0,
+				       x);
+			}
+			if (cfg[k].charge_time)
+				printf("\nModel fitted in that run: reads cost %.1f us + %.3f ns/B "
+				       "(%s); 4 KiB %.1f us, 1 MiB %.1f us\n",
+				       fq_cost_a_ns(&dr.fc, false) / 1000.0,
+				       fq_cost_b_ps_per_byte(&dr.fc, false) / 1000.0,
+				       dr.fc.d[0].sized ? "b fitted" : "sizes never varied: b = 0",
+				       fq_cost_ns(&dr.fc, 4096, false) / 1000.0,
+				       fq_cost_ns(&dr.fc, 1 << 20, false) / 1000.0);
+			sim_reset_results(sm);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct sim sm = { 0 };
@@ -1072,6 +1173,8 @@ int main(int argc, char **argv)
 		dev_table(&sm, seed);
 	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "DEPTH")))
 		depth_table(&sm, seed);
+	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "DEVCOST")))
+		devcost_table(&sm, seed);
 	sim_reset_results(&sm);
 	free(sm.f);
 	free(sm.heap);
