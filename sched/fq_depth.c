@@ -36,16 +36,23 @@ static u32 fq_depth_thr(const struct fq_depth *dc)
 	return dc->noise * 2 > 1024 / 64 ? dc->noise * 2 : 1024 / 64;
 }
 
+/*
+ * A step must be large enough that the gain it has to show stands out of
+ * the noise: step / from * gain_frac >= threshold.
+ */
+static u32 fq_depth_min_step(const struct fq_depth *dc, u32 from)
+{
+	u64 step = (u64)from * fq_depth_thr(dc) / dc->gain_frac;
+
+	return step > 1 ? (u32)step : 1;
+}
+
 /* Go to prev.depth + dir * step; false when the bounds leave no room. */
 static bool fq_depth_try(struct fq_depth *dc)
 {
 	u32 from = dc->prev.depth, to, step;
 
-	/*
-	 * A step must be large enough that the gain it has to show stands
-	 * out of the noise: step / from * gain_frac >= threshold.
-	 */
-	step = (u32)((u64)from * fq_depth_thr(dc) / dc->gain_frac);
+	step = fq_depth_min_step(dc, from);
 	if (step < dc->step)
 		step = dc->step;
 	if (dc->dir > 0)
@@ -73,6 +80,7 @@ static void fq_depth_hold(struct fq_depth *dc)
 	if (dc->trig_depth && dc->prev.depth >= dc->trig_depth)
 		dc->lat_min = 0;
 	dc->trig_depth = 0;
+	dc->hold_step = fq_depth_min_step(dc, dc->prev.depth);
 	fq_depth_set(dc, dc->prev.depth);
 }
 
@@ -198,9 +206,9 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 	else
 		dc->last = p;
 	if (!dc->have_prev) {
-		/* two epochs at the seed (the first noise figure), then search */
+		/* a few epochs at the seed (noise figures), then search */
 		dc->prev = p;
-		if (dc->epochs < 2)
+		if (dc->epochs < FQ_DEPTH_SEED_EPOCHS)
 			return;
 		/*
 		 * then halve: a halving must cost a quarter of the rate to be
@@ -249,8 +257,24 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		return;
 	}
 	dc->slow_epochs = 0;
+	if (fq_depth_min_step(dc, p.depth) < dc->hold_step) {
+		/* held after coarse steps; the noise has settled: refine */
+		dc->hold_step = fq_depth_min_step(dc, p.depth);
+		fq_depth_search(dc, &p, -1);
+		return;
+	}
 	if (dc->held >= dc->probe_epochs && dc->depth < dc->depth_max)
 		fq_depth_search(dc, &p, 1);
+}
+
+/*
+ * Completions per epoch, at least: enough for a few per slot, and more on
+ * a noisy device (a rate's error shrinks as the square root of the count:
+ * noise 1/16 -> 2x, 1/4 -> 5x).
+ */
+static u64 fq_depth_epoch_n(const struct fq_depth *dc)
+{
+	return (8 + 2ull * dc->depth) * (1 + dc->noise / 64);
 }
 
 void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max)
@@ -260,6 +284,8 @@ void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max)
 	dc->epoch_ns = FQ_DEPTH_EPOCH_NS;
 	dc->probe_epochs = FQ_DEPTH_PROBE_EPOCHS;
 	dc->gain_frac = FQ_DEPTH_GAIN_FRAC;
+	/* assume some noise until epochs at one depth show otherwise */
+	dc->noise = FQ_DEPTH_NOISE_PRIOR;
 	dc->depth = seed < 1 ? 1 : seed > dc->depth_max ? dc->depth_max : seed;
 	dc->prev.depth = dc->depth;
 	dc->dir = 1;
@@ -281,7 +307,7 @@ u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
 	dc->cur.lat_sum += lat_ns;
 	dc->cur.limited += limited;
 	if (now_ns - dc->cur.start_ns < dc->epoch_ns ||
-	    dc->cur.n < 8 + 2ull * dc->depth)
+	    dc->cur.n < fq_depth_epoch_n(dc))
 		return dc->depth;
 	fq_depth_judge(dc, now_ns);
 	if (!dc->skip)

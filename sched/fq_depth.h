@@ -55,6 +55,8 @@ enum {
 	FQ_DEPTH_EPOCH_NS = 5000000,	/* default shortest epoch: 5 ms */
 	FQ_DEPTH_PROBE_EPOCHS = 16,	/* default held epochs between probes */
 	FQ_DEPTH_GAIN_FRAC = 256,	/* default: a quarter of linear gain */
+	FQ_DEPTH_SEED_EPOCHS = 4,	/* measured at the seed before moving */
+	FQ_DEPTH_NOISE_PRIOR = 64,	/* rate noise assumed at first: 1/16 */
 };
 
 /* One epoch's sums. */
@@ -92,6 +94,7 @@ struct fq_depth {
 	bool tried_up;		/* step-1 move up failed from prev.depth */
 	bool tried_down;	/* step-1 move down failed from prev.depth */
 	u32 held;		/* epochs held since the last probe */
+	u32 hold_step;		/* smallest step when the hold began */
 	u32 skip;		/* completions still belonging to an old depth */
 	u32 noise;		/* epoch-to-epoch rate change at one depth [1/1024] */
 	struct fq_depth_point last;	/* the previous epoch judged */

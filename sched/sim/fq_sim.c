@@ -755,9 +755,10 @@ static void dev_done(struct sim *sm, struct dev_run *dr, struct dev_req *r)
 	fq_sched_complete(sm->s, &r->rq, 0, sm->now);
 	fq_cost_complete(&dr->fc, sm->now, r->io.bytes, r->io.write, limited);
 	if (dr->c->adaptive) {
+		/* units: real bytes (the charge changes meaning mid-run) */
 		d = fq_depth_complete(&dr->dc, sm->now,
 				      sm->now - r->rq.dispatch_ns,
-				      r->rq.bytes, limited);
+				      r->io.bytes, limited);
 		if (d != dr->depth)
 			dev_set_depth(sm, dr, d);
 	}
@@ -910,7 +911,7 @@ static const struct dev_model dev_models[] = {
 	{ "hard disk",
 	  { .kind = SIM_DEV_SEEK, .servers = 1, .byte_ps = 5000, .seek_ns = 8000000,
 	    .rot_ns = 8333333, .span = 1ull << 30 },
-	  1, 20000, false },
+	  1, 60000, false },
 	{ "SSD",
 	  { .kind = SIM_DEV_SSD, .servers = 32, .req_ns = 80000, .byte_ps = 500,
 	    .qd_ns = 5000 },
@@ -943,12 +944,14 @@ static void dev_alone(struct sim *sm, const struct dev_model *dm, u64 seed,
 
 static void dev_table(struct sim *sm, u64 seed)
 {
-	struct dev_cfg cfg[5] = {
+	struct dev_cfg cfg[6] = {
 		{ .policy = "fifo", .depth = 32 },
 		{ .policy = "cfq", .depth = 32 },
 		{ .policy = "cfq" },
 		{ .policy = "cfq", .depth = 1 },
 		{ .policy = "cfq", .depth = 32, .adaptive = true, .depth_max = 128 },
+		{ .policy = "cfq", .depth = 32, .adaptive = true, .depth_max = 128,
+		  .fairness = "bytes", .charge_time = true },
 	};
 	double alone[4], x[4], sum, sq, mn, ref = 0, tot;
 	struct dev_run dr;
@@ -968,7 +971,7 @@ static void dev_table(struct sim *sm, u64 seed)
 		       alone[0], alone[1], dm->ms / 1000.0);
 		printf("| scheduler | depth | S MB/s | S p99 us | S x N | worst B x N | Jain of x N | total MB/s | total / fifo 32 |\n");
 		printf("|---|---|---|---|---|---|---|---|---|\n");
-		for (k = 0; k < 5; k++) {
+		for (k = 0; k < 6; k++) {
 			if (k == 3 && dm->c == 1)
 				continue;	/* the row above */
 			cfg[k].secs_ms = dm->ms;
@@ -989,7 +992,8 @@ static void dev_table(struct sim *sm, u64 seed)
 			if (k == 0)
 				ref = tot;
 			if (cfg[k].adaptive)
-				snprintf(name, sizeof(name), "adaptive %.1f [%u-%u]",
+				snprintf(name, sizeof(name), "adaptive%s %.1f [%u-%u]",
+					 cfg[k].charge_time ? ", device time" : "",
 					 (double)dr.depth_sum / (dr.depth_n ? dr.depth_n : 1),
 					 dr.depth_lo, dr.depth_hi);
 			else

@@ -44,6 +44,11 @@ static void loop_new(enum sim_dev_kind kind, u32 servers, u32 seed,
 	lp.dev.servers = servers;
 	lp.dev.req_ns = 100000;		/* 100 us */
 	lp.dev.byte_ps = 1000;		/* 1 ns per byte */
+	/* SEEK: a 7200 rpm disk; SSD: latency rises 5 us per request */
+	lp.dev.seek_ns = 8000000;
+	lp.dev.rot_ns = 8333333;
+	lp.dev.span = 1ull << 30;
+	lp.dev.qd_ns = 5000;
 	sim_dev_reset(&lp.dev);
 	fq_depth_init(&lp.dc, seed, depth_max);
 	lp.adaptive = adaptive;
@@ -206,6 +211,52 @@ static void t_throughput(void)
 	CHECK(lp.dc.depth >= 3 && lp.dc.depth <= 5);
 }
 
+/*
+ * Noisy and soft devices.  A hard disk without command queueing (one
+ * server, service time 1-17 ms by seek and rotation): any depth gives the
+ * same throughput, so the depth goes down to 1-2 and stays there despite
+ * epoch-to-epoch noise of several per cent.  Flash whose latency grows
+ * 5 us per request in it (throughput still grows with depth, ever more
+ * slowly): the depth stays where a step still pays a quarter of linear,
+ * at no less than 0.97 of a fixed 32's throughput.
+ */
+static void t_noisy(void)
+{
+	u64 fixed, adaptive;
+
+	loop_new(SIM_DEV_SEEK, 1, 128, 128, false);
+	loop_mark();
+	loop_run(30 * S);
+	fixed = lp.done;
+	loop_new(SIM_DEV_SEEK, 1, 32, 128, true);
+	loop_run(20 * S);
+	CHECK(lp.dc.depth <= 2);
+	loop_mark();
+	loop_run(20 * S);
+	CHECK(lp.dmax <= 3);
+	loop_mark();
+	loop_run(50 * S);
+	if (lp.done * 100 < fixed * 97 || lp.dmax > 3)
+		fprintf(stderr, "  seek: %llu vs fixed %llu, depth [%u, %u]\n",
+			(unsigned long long)lp.done,
+			(unsigned long long)fixed, lp.dmin, lp.dmax);
+	CHECK(lp.done * 100 >= fixed * 97);
+
+	loop_new(SIM_DEV_SSD, 1000, 32, 32, false);
+	loop_mark();
+	loop_run(2 * S);
+	fixed = lp.done;
+	loop_new(SIM_DEV_SSD, 1000, 32, 128, true);
+	loop_mark();
+	loop_run(2 * S);
+	adaptive = lp.done;
+	if (adaptive * 100 < fixed * 97)
+		fprintf(stderr, "  ssd: %llu vs fixed 32 %llu, depth %u [%u, %u]\n",
+			(unsigned long long)adaptive, (unsigned long long)fixed,
+			lp.dc.depth, lp.dmin, lp.dmax);
+	CHECK(adaptive * 100 >= fixed * 97);
+}
+
 /* Latency flat with depth (as many servers as requests): depth_max. */
 static void t_unthrottled(void)
 {
@@ -286,6 +337,7 @@ static const struct fq_test_case cases[] = {
 	{ "reconverge", t_reconverge },
 	{ "throughput", t_throughput },
 	{ "unthrottled", t_unthrottled },
+	{ "noisy", t_noisy },
 	{ "unsaturated", t_unsaturated },
 	{ "bounds", t_bounds },
 };
