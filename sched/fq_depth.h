@@ -11,31 +11,39 @@
  * request completed and how long it was below -- and keeps finding it.
  *
  * The controller works in epochs (at least epoch_ns and 8 + 2 * depth
- * completions).  Only a saturated epoch teaches it anything: one in which
- * most completions found the depth full and work still queued above
- * (otherwise the demand, not the depth, set the throughput, as BQL only
- * grows its limit when the queue ran dry while work was waiting).  From
- * each saturated epoch it takes the throughput (caller-defined units per
- * second: bytes, requests or modelled device time) and the mean
- * completion latency, and hill-climbs:
+ * completions, times 1 + noise / (1/16) on a noisy device).  Only a
+ * saturated epoch teaches it anything: one in which most completions
+ * found the depth full and work still queued above (otherwise the demand,
+ * not the depth, set the throughput, as BQL only grows its limit when the
+ * queue ran dry while work was waiting).  From each saturated epoch it
+ * takes the throughput (caller-defined units per second: bytes, requests
+ * or modelled device time) and the mean completion latency, and
+ * hill-climbs:
  *
- *   - a move up is kept when it bought at least half the throughput it
- *     would have in the linear region (depth +25 % -> throughput +12.5 %);
- *     a move down is kept when it cost less than that;
+ *   - from the seed: FQ_DEPTH_SEED_EPOCHS epochs measured, then a
+ *     halving (to undo it an epoch must show a quarter less throughput,
+ *     more than noise does);
+ *   - a move up is kept when it bought at least gain_frac (default a
+ *     quarter) of the throughput it would have in the linear region
+ *     (depth +25 % -> throughput +6.25 %); a move down is kept when it
+ *     cost less than that;
  *   - a kept move doubles the next step in the same direction (fast
- *     search from the seed); a reverted one retries with step 1, and when
- *     a step-1 move fails both ways the depth is held; a step is at least
- *     depth / 32 and a gain under 1/64 does not count (one epoch's rate
- *     is not measured more finely), so above depth 32 the knee is found
- *     to within about 3 %;
+ *     search); a reverted one retries with step 1, and when a step-1 move
+ *     fails both ways the depth is held;
+ *   - noise is the rate change between consecutive epochs at one depth
+ *     (averaged; 1/16 assumed until measured).  A gain under 1/64 or
+ *     2 x noise does not count, and a step is large enough that the gain
+ *     it must show clears that: on a steady device steps of 1 below depth
+ *     32 and of depth / 16 above; a hold reached with coarser steps is
+ *     refined once the noise figure has come down;
  *   - while held: one step deeper every probe_epochs epochs (the device
- *     may have gained capacity), and a search downwards as soon as the
- *     latency is a quarter above the latency floor (the lowest epoch mean
- *     seen: the device's latency without a queue) while the throughput
- *     did not rise by an eighth since the hold began (the device lost
- *     capacity) -- unless the latency is under lat_floor_ns, which the
- *     caller accepts whatever the depth.  A search that finds no
- *     shallower depth worth keeping means the requests themselves got
+ *     may have gained capacity), and a search downwards after two epochs
+ *     whose latency is a quarter above the latency floor (the lowest
+ *     epoch mean seen: the device's latency without a queue) while the
+ *     throughput did not rise by an eighth since the hold began (the
+ *     device lost capacity) -- unless the latency is under lat_floor_ns,
+ *     which the caller accepts whatever the depth.  A search that finds
+ *     no shallower depth worth keeping means the requests themselves got
  *     slower: the floor is learnt again.
  *
  * On a device with C servers behind a FIFO this holds C (probing C + 1);

@@ -1155,11 +1155,17 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--only"))
 			only = argv[i + 1];
 	}
-	printf("fq_sim --seed %llu: device %llu us + %llu ns/byte per request, "
-	       "%.1f s simulated per run (first 10%% not measured)\n",
-	       (unsigned long long)seed,
-	       (unsigned long long)(SIM_COST_REQ_NS / 1000),
-	       (unsigned long long)(SIM_COST_BYTE_PS / 1000), ms / 1000.0);
+	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "DEV") ||
+		     !strcmp(only, "DEPTH") || !strcmp(only, "DEVCOST")))
+		printf("fq_sim --seed %llu --only %s: device models of sim_dev.h, "
+		       "model and simulated time given per table (first 10%% not measured)\n",
+		       (unsigned long long)seed, only);
+	else
+		printf("fq_sim --seed %llu: device %llu us + %llu ns/byte per request, "
+		       "%.1f s simulated per run (first 10%% not measured)\n",
+		       (unsigned long long)seed,
+		       (unsigned long long)(SIM_COST_REQ_NS / 1000),
+		       (unsigned long long)(SIM_COST_BYTE_PS / 1000), ms / 1000.0);
 	if (!only || !strcmp(only, "W1"))
 		w1(&sm, seed, ms);
 	if (!only || !strcmp(only, "W2"))
