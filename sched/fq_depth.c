@@ -257,7 +257,7 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		return;
 	}
 	dc->slow_epochs = 0;
-	if (fq_depth_min_step(dc, p.depth) < dc->hold_step) {
+	if (fq_depth_min_step(dc, p.depth) * 2 <= dc->hold_step) {
 		/* held after coarse steps; the noise has settled: refine */
 		dc->hold_step = fq_depth_min_step(dc, p.depth);
 		fq_depth_search(dc, &p, -1);
@@ -297,20 +297,31 @@ void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max)
 u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
 		      bool limited)
 {
+	if (dc->closing && now_ns != dc->last_ns) {
+		/*
+		 * The epoch ended with the completions at last_ns: a burst of
+		 * completions at one time is never split between epochs
+		 */
+		dc->closing = false;
+		fq_depth_judge(dc, dc->last_ns);
+		if (!dc->skip)
+			fq_depth_open(dc, dc->last_ns);
+	}
 	if (dc->skip) {
 		if (--dc->skip == 0)
 			fq_depth_open(dc, now_ns);
 		return dc->depth;
 	}
+	/* the rest of the burst that opened the epoch belongs before it */
+	if (now_ns == dc->cur.start_ns)
+		return dc->depth;
 	dc->cur.n++;
 	dc->cur.units += units;
 	dc->cur.lat_sum += lat_ns;
 	dc->cur.limited += limited;
-	if (now_ns - dc->cur.start_ns < dc->epoch_ns ||
-	    dc->cur.n < fq_depth_epoch_n(dc))
-		return dc->depth;
-	fq_depth_judge(dc, now_ns);
-	if (!dc->skip)
-		fq_depth_open(dc, now_ns);
+	dc->last_ns = now_ns;
+	if (!dc->closing && now_ns - dc->cur.start_ns >= dc->epoch_ns &&
+	    dc->cur.n >= fq_depth_epoch_n(dc))
+		dc->closing = true;
 	return dc->depth;
 }

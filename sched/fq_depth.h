@@ -49,7 +49,9 @@
  * On a device with C servers behind a FIFO this holds C (probing C + 1);
  * on one whose latency does not rise with depth it climbs to depth_max.
  * After every change the next max(old, new) completions are not measured:
- * they belong to the old depth.
+ * they belong to the old depth.  An epoch ends only where the completion
+ * time changes: a burst of completions at one time (servers finishing
+ * together) is never split between two epochs.
  *
  * No locking: the caller serialises calls per instance (fairq under its
  * device lock).  No allocation, no clock reads, integer arithmetic only.
@@ -104,6 +106,8 @@ struct fq_depth {
 	u32 held;		/* epochs held since the last probe */
 	u32 hold_step;		/* smallest step when the hold began */
 	u32 skip;		/* completions still belonging to an old depth */
+	bool closing;		/* epoch long enough: ends at the next new time */
+	u64 last_ns;		/* time of the last completion counted */
 	u32 noise;		/* epoch-to-epoch rate change at one depth [1/1024] */
 	struct fq_depth_point last;	/* the previous epoch judged */
 	u64 lat_min;		/* latency floor: lowest epoch mean [ns], 0 = relearn */

@@ -174,6 +174,20 @@ static uint64_t cost_ns(struct sim_dev *d, const struct sim_io *io,
 	}
 }
 
+/* @c varied by up to +-jitter_pct %, a fixed function of the request. */
+static uint64_t jitter(const struct sim_dev *d, const struct sim_io *io,
+		       uint64_t c)
+{
+	uint64_t h = (io->seq + 1) * 0x9E3779B97F4A7C15ull;
+	int64_t pm;
+
+	if (!d->jitter_pct || d->kind == SIM_DEV_SEEK || d->kind == SIM_DEV_WCACHE)
+		return c;
+	h ^= h >> 29;
+	pm = (int64_t)(h % (2 * d->jitter_pct + 1)) - (int64_t)d->jitter_pct;
+	return (uint64_t)((int64_t)c + (int64_t)c * pm / 100);
+}
+
 /* Give free servers to the FIFO's head while the model lets it start. */
 static void dev_start(struct sim_dev *d, uint64_t now)
 {
@@ -192,7 +206,7 @@ static void dev_start(struct sim_dev *d, uint64_t now)
 			d->tok_io -= d->iops ? 1 : 0;
 			d->tok_bytes -= d->bps ? io->bytes : 0;
 		}
-		c = cost_ns(d, io, now);
+		c = jitter(d, io, cost_ns(d, io, now));
 		io->start_ns = now;
 		io->done_ns = now + c;
 		d->busy_ns += c;

@@ -58,6 +58,7 @@ struct sim_dev {
 	uint64_t qd_ns;		/* SSD extra per request in the device */
 	uint64_t cache_bytes;	/* WCACHE size */
 	uint64_t drain_bps;	/* WCACHE destage rate [bytes/s] */
+	uint32_t jitter_pct;	/* FIFO/BUCKET/SSD: cost varies +-this %, by request */
 
 	/* state */
 	struct sim_io *qhead, *qtail;	/* waiting for a server */

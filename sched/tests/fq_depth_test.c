@@ -147,6 +147,60 @@ static void t_converge(void)
 	}
 }
 
+/*
+ * Random devices: C 1..32, service 20 us..2 ms varied +-j % per request
+ * (j 0..30), seeds 1..128.  Jitter makes epochs noisy, and a noisy
+ * controller takes coarser steps: single epochs stray further from the
+ * knee than on the exact devices above.  What must hold: completions
+ * from 1 s to 5 s >= 0.97 of a fixed depth 128's, and the time-weighted
+ * mean depth over 3..5 s within [C - 1, C + 3].
+ */
+static void t_random_devices(void)
+{
+	u64 r = 7, dsum, n, fixed, req_ns;
+	u32 c, seed, jit;
+	int k, before;
+
+	for (k = 0; k < 24; k++) {
+		before = fq_test_failed;
+		r ^= r << 13;
+		r ^= r >> 7;
+		r ^= r << 17;
+		c = 1 + (u32)(r % 32);
+		seed = 1 + (u32)(r >> 8) % 128;
+		req_ns = 20000 + (r >> 16) % 2000000;
+		jit = (u32)(r >> 40) % 31;
+		loop_new(SIM_DEV_FIFO, c, 128, 128, false);
+		lp.dev.req_ns = req_ns;
+		lp.dev.jitter_pct = jit;
+		loop_run(1 * S);
+		loop_mark();
+		loop_run(5 * S);
+		fixed = lp.done;
+		loop_new(SIM_DEV_FIFO, c, seed, 128, true);
+		lp.dev.req_ns = req_ns;
+		lp.dev.jitter_pct = jit;
+		loop_run(1 * S);
+		loop_mark();
+		loop_run(3 * S);
+		dsum = 0;
+		n = 0;
+		while (lp.now < 5 * S) {
+			loop_run(lp.now + 10 * MS);
+			dsum += lp.dc.depth;
+			n++;
+		}
+		CHECK(dsum + n >= c * n && dsum <= (c + 3) * n);
+		CHECK(lp.done * 100 >= fixed * 97);
+		if (fq_test_failed != before)
+			fprintf(stderr, "  random C=%u svc %llu us jitter %u%% seed %u: mean depth %.2f, %llu vs fixed %llu\n",
+				c, (unsigned long long)req_ns / 1000, jit, seed,
+				(double)dsum / (double)n,
+				(unsigned long long)lp.done,
+				(unsigned long long)fixed);
+	}
+}
+
 /* C changes under a settled controller: back in [C', C' + 2] within 2 s. */
 static void t_reconverge(void)
 {
@@ -335,6 +389,7 @@ static void t_bounds(void)
 static const struct fq_test_case cases[] = {
 	{ "converge", t_converge },
 	{ "reconverge", t_reconverge },
+	{ "random_devices", t_random_devices },
 	{ "throughput", t_throughput },
 	{ "unthrottled", t_unthrottled },
 	{ "noisy", t_noisy },
