@@ -4,6 +4,11 @@
  * print per-flow throughput, latency p50/p99 and Jain's fairness index.
  *
  *   fq_sim [--seed N] [--secs S] [--only W1|W2|W3|W4|W5|COST]
+ *   fq_sim [--seed N] --only DEVICES|DEV|DEPTH|DEVCOST
+ *
+ * The DEVICES sections (not run by default; SIM-DEVICES.md) put the
+ * scheduler in front of the device models of sim_dev.h, where the
+ * scheduler's depth and the device's concurrency are separate numbers.
  *
  * Device model: D requests served in parallel, each taking
  * SIM_COST_REQ_NS + bytes * SIM_COST_BYTE_PS / 1000; the scheduler's depth
@@ -17,6 +22,9 @@
 #include <string.h>
 #include <time.h>
 #include "fq_sched.h"
+#include "fq_cost.h"
+#include "fq_depth.h"
+#include "sim_dev.h"
 
 #define SIM_COST_REQ_NS		100000ull	/* fixed cost per request */
 #define SIM_COST_BYTE_PS	1000ull		/* 1 ns per byte (1 GB/s) */
@@ -33,6 +41,9 @@ struct sim_flow {
 	u16 ioprio;
 	u64 think_ns;
 	u32 weight;		/* for shares */
+	bool sequential;	/* device sections: next sector follows the last */
+	u64 next_sector;
+	u64 dev_ns;		/* device sections: service time used [ns] */
 	/* results, in the measuring window */
 	u64 done_reqs, done_bytes;
 	u64 *lat;		/* latencies [ns] */
@@ -288,6 +299,7 @@ static void sim_reset_results(struct sim *sm)
 		sm->f[i].lat = NULL;
 		sm->f[i].nlat = sm->f[i].maxlat = 0;
 		sm->f[i].done_reqs = sm->f[i].done_bytes = 0;
+		sm->f[i].dev_ns = 0;
 	}
 }
 
@@ -625,6 +637,509 @@ static void cost(u64 seed)
 	       fq_sched_flow_size(), "+ 3 table slots", mem, mem / 16384.0);
 }
 
+/*
+ * ---- Device sections: the scheduler's depth vs the device's concurrency.
+ *
+ * The scheduler sends requests to a sim_dev model (sim_dev.h) instead of
+ * serving them itself: what it lets below waits in the device's own FIFO.
+ * With an adaptive depth, every completion is reported to struct fq_depth
+ * and the depth it returns is set with fq_sched_set("depth") -- the hook
+ * the kernel driver would call from its completion path.
+ */
+
+struct dev_req {
+	struct fq_req rq;
+	struct sim_io io;
+	int flow;
+	u64 submit_ns;		/* the flow issued it */
+	struct dev_req *next_free;
+};
+
+struct dev_cfg {
+	const char *policy;
+	u32 depth;		/* fixed depth, or the seed when adaptive */
+	bool adaptive;
+	u32 depth_max;		/* adaptive */
+	const char *fairness;	/* NULL: requests */
+	u64 secs_ms;
+	u64 change_ms;		/* 0, or when servers become change_servers */
+	u32 change_servers;
+	bool trace;		/* record C and the depth every 100 ms */
+	bool charge_time;	/* charge fq_cost's device time as "bytes" */
+};
+
+enum { DEV_TRACE = 64 };
+
+struct dev_run {
+	struct sim_dev dev;
+	struct fq_depth dc;
+	struct fq_cost fc;
+	const struct dev_cfg *c;
+	struct dev_req *reqs, *free;
+	u32 depth;			/* the scheduler's now */
+	u64 depth_sum, depth_n;		/* over the measuring window */
+	u32 depth_lo, depth_hi;
+	u32 trace_c[DEV_TRACE], trace_d[DEV_TRACE];
+	int ntrace;
+};
+
+static void dev_set_depth(struct sim *sm, struct dev_run *dr, u32 d)
+{
+	char buf[16];
+
+	snprintf(buf, sizeof(buf), "%u", d);
+	fq_sched_set(sm->s, "depth", buf);
+	dr->depth = d;
+}
+
+static void dev_issue(struct sim *sm, struct dev_run *dr, int fi)
+{
+	struct sim_flow *f = &sm->f[fi];
+	struct dev_req *r = dr->free;
+
+	dr->free = r->next_free;
+	memset(&r->rq, 0, sizeof(r->rq));
+	r->rq.key = f->key;
+	r->rq.bytes = f->bytes;
+	r->rq.flags = f->flags;
+	r->rq.ioprio = f->ioprio;
+	if (f->sequential) {
+		r->rq.sector = f->next_sector;
+		f->next_sector += f->bytes / 512;
+	} else {
+		r->rq.sector = (sim_rand(sm) % (1ull << 30)) & ~7ull;
+	}
+	if (dr->c->charge_time) {
+		/* the hook: the core charges the modelled device time */
+		u64 ns = fq_cost_ns(&dr->fc, f->bytes, f->flags & FQ_REQ_WRITE);
+
+		if (ns)
+			r->rq.bytes = ns > 0xffffffffull ? 0xffffffffu : (u32)ns;
+	}
+	r->io.sector = r->rq.sector;
+	r->io.bytes = f->bytes;
+	r->io.write = f->flags & FQ_REQ_WRITE;
+	r->io.priv = r;
+	r->flow = fi;
+	r->submit_ns = sm->now;
+	fq_sched_enqueue(sm->s, &r->rq, sm->now);
+}
+
+static void dev_pump(struct sim *sm, struct dev_run *dr)
+{
+	struct fq_req *rq;
+	struct dev_req *r;
+	u64 t;
+
+	while ((rq = fq_sched_dispatch(sm->s, sm->now))) {
+		r = (struct dev_req *)((char *)rq - offsetof(struct dev_req, rq));
+		sim_dev_submit(&dr->dev, &r->io, sm->now);
+	}
+	t = fq_sched_next_event(sm->s, sm->now);
+	if (t > sm->now && t != sm->last_timer) {
+		ev_push(sm, t, EV_TIMER, NULL, 0);
+		sm->last_timer = t;
+	}
+}
+
+static void dev_done(struct sim *sm, struct dev_run *dr, struct dev_req *r)
+{
+	struct sim_flow *f = &sm->f[r->flow];
+	int fi = r->flow;
+	struct fq_stats st;
+	bool limited;
+	u32 d;
+
+	fq_sched_stats(sm->s, &st);
+	limited = st.inflight >= dr->depth && st.queued > 0;
+	fq_sched_complete(sm->s, &r->rq, 0, sm->now);
+	fq_cost_complete(&dr->fc, sm->now, r->io.bytes, r->io.write, limited);
+	if (dr->c->adaptive) {
+		/* units: real bytes (the charge changes meaning mid-run) */
+		d = fq_depth_complete(&dr->dc, sm->now,
+				      sm->now - r->rq.dispatch_ns,
+				      r->io.bytes, limited);
+		if (d != dr->depth)
+			dev_set_depth(sm, dr, d);
+	}
+	if (sm->now >= sm->warm_ns) {
+		f->done_reqs++;
+		f->done_bytes += r->io.bytes;
+		f->dev_ns += r->io.done_ns - r->io.start_ns;
+		if (f->nlat == f->maxlat) {
+			f->maxlat = f->maxlat ? f->maxlat * 2 : 4096;
+			f->lat = realloc(f->lat, f->maxlat * sizeof(u64));
+		}
+		f->lat[f->nlat++] = sm->now - r->submit_ns;
+		dr->depth_sum += dr->depth;
+		dr->depth_n++;
+		if (dr->depth < dr->depth_lo)
+			dr->depth_lo = dr->depth;
+		if (dr->depth > dr->depth_hi)
+			dr->depth_hi = dr->depth;
+	}
+	r->next_free = dr->free;
+	dr->free = r;
+	if (f->think_ns)
+		ev_push(sm, sm->now + f->think_ns, EV_ARRIVE, NULL, fi);
+	else
+		dev_issue(sm, dr, fi);
+}
+
+static void dev_run(struct sim *sm, struct dev_run *dr,
+		    const struct sim_dev *model, const struct dev_cfg *c,
+		    u64 seed)
+{
+	struct sim_ev e;
+	struct sim_io *io;
+	size_t total = 0;
+	u64 tdev, next_trace = 0;
+	bool changed = false;
+	int i, j;
+
+	memset(dr, 0, sizeof(*dr));
+	dr->dev = *model;
+	dr->dev.svc = NULL;
+	dr->dev.maxsvc = 0;
+	sim_dev_reset(&dr->dev);
+	dr->c = c;
+	dr->depth_lo = ~0u;
+	sm->s = fq_sched_create(c->policy, seed);
+	fq_sched_set(sm->s, "max_flows", "16384");
+	fq_sched_set(sm->s, "fairness", c->fairness ? c->fairness : "requests");
+	if (c->adaptive)
+		fq_depth_init(&dr->dc, c->depth, c->depth_max);
+	fq_cost_init(&dr->fc);
+	dev_set_depth(sm, dr, c->adaptive ? dr->dc.depth : c->depth);
+	for (i = 0; i < sm->nflows; i++) {
+		total += (size_t)sm->f[i].depth;
+		sm->f[i].next_sector = (u64)i << 28;
+	}
+	dr->reqs = calloc(total, sizeof(*dr->reqs));
+	for (i = 0; i < (int)total; i++) {
+		dr->reqs[i].next_free = dr->free;
+		dr->free = &dr->reqs[i];
+	}
+	sm->rng = seed * 0x9E3779B97F4A7C15ull + 7;
+	sm->now = 0;
+	sm->nheap = 0;
+	sm->last_timer = 0;
+	sm->end_ns = c->secs_ms * MS;
+	sm->warm_ns = sm->end_ns / 10;
+	for (i = 0; i < sm->nflows; i++)
+		for (j = 0; j < sm->f[i].depth; j++)
+			dev_issue(sm, dr, i);
+	dev_pump(sm, dr);
+	for (;;) {
+		tdev = sim_dev_next(&dr->dev);
+		if (sm->nheap && sm->heap[0].t < tdev) {
+			if (sm->heap[0].t > sm->end_ns)
+				break;
+			e = ev_pop(sm);
+			sm->now = e.t;
+			if (e.type == EV_ARRIVE)
+				dev_issue(sm, dr, e.flow);
+		} else {
+			if (tdev > sm->end_ns)
+				break;
+			if (tdev > sm->now)
+				sm->now = tdev;
+			io = sim_dev_pop(&dr->dev, sm->now);
+			if (io)
+				dev_done(sm, dr, io->priv);
+		}
+		if (c->change_ms && !changed && sm->now >= c->change_ms * MS) {
+			dr->dev.servers = c->change_servers;
+			changed = true;
+		}
+		if (c->trace && sm->now >= next_trace && dr->ntrace < DEV_TRACE) {
+			dr->trace_c[dr->ntrace] = dr->dev.servers;
+			dr->trace_d[dr->ntrace++] = dr->depth;
+			next_trace += 100 * MS;
+		}
+		dev_pump(sm, dr);
+	}
+	while (fq_sched_drain(sm->s))
+		;
+	while ((tdev = sim_dev_next(&dr->dev)) != UINT64_MAX) {
+		io = sim_dev_pop(&dr->dev, tdev);
+		if (io)
+			fq_sched_complete(sm->s, &((struct dev_req *)io->priv)->rq,
+					  0, tdev);
+	}
+	fq_sched_destroy(sm->s);
+	sim_dev_free(&dr->dev);
+	free(dr->reqs);
+}
+
+static double flow_mbs(const struct sim *sm, int i)
+{
+	return (double)sm->f[i].done_bytes / window_s(sm) / 1e6;
+}
+
+/* The W2-like mix: S, one QD1 4 KiB random reader; three heavy flows. */
+static void dev_mix(struct sim *sm, bool heavy_writes)
+{
+	int i;
+
+	sim_flows(sm, 4);
+	sim_flow(sm, 0, 1, 4096, FQ_REQ_SYNC, 0, 0);
+	for (i = 1; i < 4; i++) {
+		if (heavy_writes)
+			sim_flow(sm, i, 32, 64 << 10, FQ_REQ_WRITE, 0, 0);
+		else
+			sim_flow(sm, i, 32, 4096, FQ_REQ_SYNC, 0, 0);
+	}
+}
+
+struct dev_model {
+	const char *what;
+	struct sim_dev m;
+	u32 c;			/* the small fixed depth to compare */
+	u64 ms;			/* simulated time per run */
+	bool heavy_writes;
+};
+
+static const struct dev_model dev_models[] = {
+	{ "virtio + QEMU throttle",
+	  { .kind = SIM_DEV_FIFO, .servers = 2, .req_ns = 100000, .byte_ps = 1000 },
+	  2, 2000, false },
+	{ "cloud volume",
+	  { .kind = SIM_DEV_BUCKET, .servers = 64, .req_ns = 500000, .byte_ps = 1000,
+	    .iops = 3000, .bps = 125000000, .burst_div = 100 },
+	  2, 4000, false },
+	{ "hard disk",
+	  { .kind = SIM_DEV_SEEK, .servers = 1, .byte_ps = 5000, .seek_ns = 8000000,
+	    .rot_ns = 8333333, .span = 1ull << 30 },
+	  1, 60000, false },
+	{ "SSD",
+	  { .kind = SIM_DEV_SSD, .servers = 32, .req_ns = 80000, .byte_ps = 500,
+	    .qd_ns = 5000 },
+	  8, 2000, false },
+	{ "write cache (heavy flows write 64 KiB)",
+	  { .kind = SIM_DEV_WCACHE, .servers = 4, .req_ns = 100000, .byte_ps = 1000,
+	    .cache_bytes = 64ull << 20, .drain_bps = 200000000 },
+	  4, 4000, true },
+};
+
+/* MB/s of each flow of the mix alone: no scheduling, no depth limit. */
+static void dev_alone(struct sim *sm, const struct dev_model *dm, u64 seed,
+		      double *alone, int n)
+{
+	struct dev_cfg c = { .policy = "fifo", .depth = 4096, .secs_ms = dm->ms };
+	struct sim_flow keep;
+	struct dev_run dr;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		dev_mix(sm, dm->heavy_writes);
+		keep = sm->f[i];
+		sim_flows(sm, 1);
+		sm->f[0] = keep;
+		dev_run(sm, &dr, &dm->m, &c, seed);
+		alone[i] = flow_mbs(sm, 0);
+		sim_reset_results(sm);
+	}
+}
+
+static void dev_table(struct sim *sm, u64 seed)
+{
+	struct dev_cfg cfg[6] = {
+		{ .policy = "fifo", .depth = 32 },
+		{ .policy = "cfq", .depth = 32 },
+		{ .policy = "cfq" },
+		{ .policy = "cfq", .depth = 1 },
+		{ .policy = "cfq", .depth = 32, .adaptive = true, .depth_max = 128 },
+		{ .policy = "cfq", .depth = 32, .adaptive = true, .depth_max = 128,
+		  .fairness = "bytes", .charge_time = true },
+	};
+	double alone[4], x[4], sum, sq, mn, ref = 0, tot;
+	struct dev_run dr;
+	char name[128];
+	unsigned int m;
+	int k, i;
+
+	printf("\nDEV: the W2-like mix on device models: S = 1 outstanding random 4 KiB read, "
+	       "B1..B3 = 32 outstanding each; x N = (MB/s / MB/s alone) * 4, "
+	       ">= 1.00 is at least a fair share of what the flow gets alone\n");
+	for (m = 0; m < sizeof(dev_models) / sizeof(dev_models[0]); m++) {
+		const struct dev_model *dm = &dev_models[m];
+
+		dev_alone(sm, dm, seed, alone, 4);
+		printf("\n%s: %s; S alone %.2f MB/s, B alone %.2f MB/s; %.1f s simulated\n\n",
+		       dm->what, sim_dev_name(&dm->m, name, sizeof(name)),
+		       alone[0], alone[1], dm->ms / 1000.0);
+		printf("| scheduler | depth | S MB/s | S p99 us | S x N | worst B x N | Jain of x N | total MB/s | total / fifo 32 |\n");
+		printf("|---|---|---|---|---|---|---|---|---|\n");
+		for (k = 0; k < 6; k++) {
+			if (k == 3 && dm->c == 1)
+				continue;	/* the row above */
+			cfg[k].secs_ms = dm->ms;
+			if (!cfg[k].depth)
+				cfg[k].depth = dm->c;
+			dev_mix(sm, dm->heavy_writes);
+			dev_run(sm, &dr, &dm->m, &cfg[k], seed);
+			sum = sq = 0;
+			mn = 1e30;
+			for (i = 0; i < 4; i++) {
+				x[i] = alone[i] > 0 ? 4 * flow_mbs(sm, i) / alone[i] : 0;
+				sum += x[i];
+				sq += x[i] * x[i];
+				if (i && x[i] < mn)
+					mn = x[i];
+			}
+			tot = total_mbs(sm);
+			if (k == 0)
+				ref = tot;
+			if (cfg[k].adaptive)
+				snprintf(name, sizeof(name), "adaptive%s %.1f [%u-%u]",
+					 cfg[k].charge_time ? ", device time" : "",
+					 (double)dr.depth_sum / (dr.depth_n ? dr.depth_n : 1),
+					 dr.depth_lo, dr.depth_hi);
+			else
+				snprintf(name, sizeof(name), "%u", cfg[k].depth);
+			printf("| %s | %s | %.2f | %.0f | %.2f | %.2f | %.4f | %.1f | %.2f |\n",
+			       cfg[k].policy, name, flow_mbs(sm, 0), pct(&sm->f[0], 0.99),
+			       x[0], mn, sq > 0 ? sum * sum / (4 * sq) : 0, tot,
+			       ref > 0 ? tot / ref : 0);
+			sim_reset_results(sm);
+			if (k == 2)
+				cfg[k].depth = 0;
+		}
+	}
+}
+
+/* The controller alone: one backlogged reader, the depth over time. */
+static void depth_table(struct sim *sm, u64 seed)
+{
+	static const struct { u32 from, to; } ch[] = { { 2, 8 }, { 8, 3 },
+						       { 1, 24 } };
+	struct sim_dev fifo = { .kind = SIM_DEV_FIFO, .req_ns = 100000,
+				.byte_ps = 1000 };
+	struct dev_cfg c = { .policy = "cfq", .depth = 32, .adaptive = true,
+			     .depth_max = 128, .secs_ms = 2000,
+			     .change_ms = 1000, .trace = true };
+	static struct dev_run dr[3];
+	unsigned int k;
+	int t;
+
+	printf("\nDEPTH: adaptive depth (seed 32, max 128) against a FIFO device of C servers "
+	       "(100 us + 1 ns/B) whose C changes at 1.0 s; one reader keeps 64 random 4 KiB "
+	       "reads outstanding; C and depth sampled every 100 ms\n\n");
+	printf("| time s |");
+	for (k = 0; k < 3; k++)
+		printf(" C | depth |");
+	printf("\n|---|");
+	for (k = 0; k < 3; k++)
+		printf("---|---|");
+	printf("\n");
+	for (k = 0; k < 3; k++) {
+		fifo.servers = ch[k].from;
+		c.change_servers = ch[k].to;
+		sim_flows(sm, 1);
+		sim_flow(sm, 0, 64, 4096, FQ_REQ_SYNC, 0, 0);
+		dev_run(sm, &dr[k], &fifo, &c, seed);
+		sim_reset_results(sm);
+	}
+	for (t = 0; t < dr[0].ntrace; t++) {
+		printf("| %.1f |", t / 10.0);
+		for (k = 0; k < 3; k++)
+			printf(" %u | %u |", dr[k].trace_c[t], dr[k].trace_d[t]);
+		printf("\n");
+	}
+	printf("\nDepth changes: %llu, %llu, %llu; saturated epochs judged: %llu, %llu, %llu\n",
+	       (unsigned long long)dr[0].dc.changes,
+	       (unsigned long long)dr[1].dc.changes,
+	       (unsigned long long)dr[2].dc.changes,
+	       (unsigned long long)dr[0].dc.epochs,
+	       (unsigned long long)dr[1].dc.epochs,
+	       (unsigned long long)dr[2].dc.epochs);
+}
+
+/*
+ * Charging device time: a 1 MiB sequential reader and a 4 KiB random
+ * reader, 4 outstanding each, depth 1 on one-server devices.
+ */
+static void devcost_table(struct sim *sm, u64 seed)
+{
+	static const struct { const char *what; struct sim_dev m; } devs[] = {
+		{ "flash-like", { .kind = SIM_DEV_FIFO, .servers = 1,
+				  .req_ns = 100000, .byte_ps = 1000 } },
+		{ "hard disk", { .kind = SIM_DEV_SEEK, .servers = 1,
+				 .byte_ps = 5000, .seek_ns = 8000000,
+				 .rot_ns = 8333333, .span = 1ull << 30 } },
+	};
+	static const char *const names[2] = { "1 MiB seq", "4 KiB rand" };
+	struct dev_cfg cfg[4] = {
+		{ .policy = "fifo", .depth = 1 },
+		{ .policy = "cfq", .depth = 1 },
+		{ .policy = "cfq", .depth = 1, .fairness = "bytes" },
+		{ .policy = "cfq", .depth = 1, .fairness = "bytes",
+		  .charge_time = true },
+	};
+	static const char *const label[4] = { "fifo", "cfq requests",
+					      "cfq bytes", "cfq device time" };
+	double alone[2], tot_ns, x;
+	struct dev_run dr;
+	struct sim_flow keep;
+	char name[128];
+	unsigned int m;
+	int k, i;
+
+	printf("\nDEVCOST: charging device time (fq_cost) -- a 1 MiB sequential reader and "
+	       "a 4 KiB random reader, 4 outstanding each, depth 1; \"device time\" = fairness "
+	       "bytes with each request charged fq_cost_ns() once the model exists\n");
+	for (m = 0; m < 2; m++) {
+		u64 ms = m ? 20000 : 2000;
+
+		for (i = 0; i < 2; i++) {
+			struct dev_cfg c = { .policy = "fifo", .depth = 1, .secs_ms = ms };
+
+			sim_flows(sm, 2);
+			sim_flow(sm, 0, 4, 1 << 20, FQ_REQ_SYNC, 0, 0);
+			sm->f[0].sequential = true;
+			sim_flow(sm, 1, 4, 4096, FQ_REQ_SYNC, 0, 0);
+			keep = sm->f[i];
+			sim_flows(sm, 1);
+			sm->f[0] = keep;
+			dev_run(sm, &dr, &devs[m].m, &c, seed);
+			alone[i] = flow_mbs(sm, 0);
+			sim_reset_results(sm);
+		}
+		printf("\n%s: %s; alone: 1 MiB seq %.2f MB/s, 4 KiB rand %.2f MB/s; %.1f s simulated\n\n",
+		       devs[m].what, sim_dev_name(&devs[m].m, name, sizeof(name)),
+		       alone[0], alone[1], ms / 1000.0);
+		printf("| charging | flow | MB/s | IOPS | device time share | x N |\n");
+		printf("|---|---|---|---|---|---|\n");
+		for (k = 0; k < 4; k++) {
+			cfg[k].secs_ms = ms;
+			sim_flows(sm, 2);
+			sim_flow(sm, 0, 4, 1 << 20, FQ_REQ_SYNC, 0, 0);
+			sm->f[0].sequential = true;
+			sim_flow(sm, 1, 4, 4096, FQ_REQ_SYNC, 0, 0);
+			dev_run(sm, &dr, &devs[m].m, &cfg[k], seed);
+			tot_ns = (double)(sm->f[0].dev_ns + sm->f[1].dev_ns);
+			for (i = 0; i < 2; i++) {
+				x = alone[i] > 0 ? 2 * flow_mbs(sm, i) / alone[i] : 0;
+				printf("| %s | %s | %.2f | %.0f | %.1f%% | %.2f |\n",
+				       label[k], names[i], flow_mbs(sm, i),
+				       (double)sm->f[i].done_reqs / window_s(sm),
+				       tot_ns > 0 ? 100.0 * (double)sm->f[i].dev_ns / tot_ns : 0,
+				       x);
+			}
+			if (cfg[k].charge_time)
+				printf("\nModel fitted in that run: reads cost %.1f us + %.3f ns/B "
+				       "(%s); 4 KiB %.1f us, 1 MiB %.1f us\n",
+				       fq_cost_a_ns(&dr.fc, false) / 1000.0,
+				       fq_cost_b_ps_per_byte(&dr.fc, false) / 1000.0,
+				       dr.fc.d[0].sized ? "b fitted" : "sizes never varied: b = 0",
+				       fq_cost_ns(&dr.fc, 4096, false) / 1000.0,
+				       fq_cost_ns(&dr.fc, 1 << 20, false) / 1000.0);
+			sim_reset_results(sm);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct sim sm = { 0 };
@@ -640,11 +1155,17 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--only"))
 			only = argv[i + 1];
 	}
-	printf("fq_sim --seed %llu: device %llu us + %llu ns/byte per request, "
-	       "%.1f s simulated per run (first 10%% not measured)\n",
-	       (unsigned long long)seed,
-	       (unsigned long long)(SIM_COST_REQ_NS / 1000),
-	       (unsigned long long)(SIM_COST_BYTE_PS / 1000), ms / 1000.0);
+	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "DEV") ||
+		     !strcmp(only, "DEPTH") || !strcmp(only, "DEVCOST")))
+		printf("fq_sim --seed %llu --only %s: device models of sim_dev.h, "
+		       "model and simulated time given per table (first 10%% not measured)\n",
+		       (unsigned long long)seed, only);
+	else
+		printf("fq_sim --seed %llu: device %llu us + %llu ns/byte per request, "
+		       "%.1f s simulated per run (first 10%% not measured)\n",
+		       (unsigned long long)seed,
+		       (unsigned long long)(SIM_COST_REQ_NS / 1000),
+		       (unsigned long long)(SIM_COST_BYTE_PS / 1000), ms / 1000.0);
 	if (!only || !strcmp(only, "W1"))
 		w1(&sm, seed, ms);
 	if (!only || !strcmp(only, "W2"))
@@ -657,6 +1178,13 @@ int main(int argc, char **argv)
 		w5(&sm, seed, ms);
 	if (!only || !strcmp(only, "COST"))
 		cost(seed);
+	/* device sections: only when asked for */
+	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "DEV")))
+		dev_table(&sm, seed);
+	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "DEPTH")))
+		depth_table(&sm, seed);
+	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "DEVCOST")))
+		devcost_table(&sm, seed);
 	sim_reset_results(&sm);
 	free(sm.f);
 	free(sm.heap);

@@ -19,6 +19,8 @@ suite() {
 
 suite unit "$b/fq_unit"
 suite prop "$b/fq_prop" --seeds 200 --ops 4000
+suite depth "$b/fq_depth_test"
+suite cost "$b/fq_cost_test"
 if [ -x "$b/fq_fuzz" ]; then
 	# libFuzzer for a few seconds from an empty corpus; one case
 	if "$b/fq_fuzz" -max_total_time=10 -max_len=4096 \

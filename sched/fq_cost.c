@@ -1,0 +1,158 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_cost.c - online fit of the per-device cost model of fq_cost.h.
+ *
+ * Units inside: x1 = a direction's share of an epoch's completions in
+ * 1/64ths (0..64), x2 = its KiB per completion (0..4096), y = device time
+ * per completion in 16 ns (0..2^21, 33 ms).  With sums decaying to at
+ * most 16 epochs' worth, every product below stays under 2^60.
+ * Divisions are of u64/s64 values by u64 values; fairq.ko is built for
+ * 64-bit kernels only (a 32-bit build would need div64_u64()).
+ */
+#include "fq_cost.h"
+
+#define FQ_COST_X1		64ull		/* x1 of a whole epoch */
+#define FQ_COST_X2_MAX		4096ull		/* KiB per completion */
+#define FQ_COST_Y_MAX		(1ull << 21)	/* 16 ns units per completion */
+
+void fq_cost_init(struct fq_cost *fc)
+{
+	*fc = (struct fq_cost){ .open = false };
+}
+
+/* q * @mul / @den without overflow for q * den < 2^63, mul <= 2^10. */
+static u64 fq_cost_scale(u64 num, u64 den, u64 mul)
+{
+	return num / den * mul + num % den * mul / den;
+}
+
+static void fq_cost_refit(struct fq_cost_dir *cd)
+{
+	s64 det, na, nb;
+	u64 by;
+
+	det = (s64)(cd->s11 * cd->s22) - (s64)(cd->s12 * cd->s12);
+	if (!cd->s11)
+		return;
+	/*
+	 * Sizes (nearly) proportional to counts: only the mean cost is
+	 * known.  Keep b (0 until sizes have once varied) and refit a so
+	 * that the mean comes out right.
+	 */
+	if (det <= 0 || (u64)det * 64 < cd->s11 * cd->s22) {
+		by = cd->b * cd->s12 / 1024;
+		cd->a = cd->s1y > by ?
+			fq_cost_scale(cd->s1y - by, cd->s11, FQ_COST_X1) : 0;
+		return;
+	}
+	na = (s64)(cd->s22 * cd->s1y) - (s64)(cd->s12 * cd->s2y);
+	nb = (s64)(cd->s11 * cd->s2y) - (s64)(cd->s12 * cd->s1y);
+	cd->sized = true;
+	cd->a = na > 0 ? fq_cost_scale((u64)na, (u64)det, FQ_COST_X1) : 0;
+	cd->b = nb > 0 ? fq_cost_scale((u64)nb, (u64)det, 1024) : 0;
+}
+
+/* The device time [16 ns per completion] @cd predicts for x1, x2. */
+static u64 fq_cost_pred(const struct fq_cost_dir *cd, u64 x1, u64 x2)
+{
+	return cd->a * x1 / FQ_COST_X1 + cd->b * x2 / 1024;
+}
+
+static void fq_cost_epoch(struct fq_cost *fc, u64 now_ns)
+{
+	u64 x1[2], x2[2], y, yd;
+	int d;
+
+	if (fc->limited * 4 < fc->n * 3)
+		return;		/* the device may have idled: T is not its time */
+	y = (now_ns - fc->start_ns) / 16 / fc->n;
+	if (y > FQ_COST_Y_MAX)
+		y = FQ_COST_Y_MAX;
+	for (d = 0; d < 2; d++) {
+		x1[d] = fc->n_dir[d] * FQ_COST_X1 / fc->n;
+		x2[d] = (fc->bytes_dir[d] >> 10) / fc->n;
+		if (x2[d] > FQ_COST_X2_MAX)
+			x2[d] = FQ_COST_X2_MAX;
+	}
+	fc->epochs++;
+	for (d = 0; d < 2; d++) {
+		struct fq_cost_dir *cd = &fc->d[d];
+		u64 other = fc->d[!d].epochs ?
+			    fq_cost_pred(&fc->d[!d], x1[!d], x2[!d]) : 0;
+
+		if (!fc->n_dir[d])
+			continue;
+		yd = y > other ? y - other : 0;
+		cd->s11 -= cd->s11 >> 4;
+		cd->s12 -= cd->s12 >> 4;
+		cd->s22 -= cd->s22 >> 4;
+		cd->s1y -= cd->s1y >> 4;
+		cd->s2y -= cd->s2y >> 4;
+		cd->s11 += x1[d] * x1[d];
+		cd->s12 += x1[d] * x2[d];
+		cd->s22 += x2[d] * x2[d];
+		cd->s1y += x1[d] * yd;
+		cd->s2y += x2[d] * yd;
+		cd->epochs++;
+		fq_cost_refit(cd);
+	}
+}
+
+void fq_cost_complete(struct fq_cost *fc, u64 now_ns, u32 bytes, bool write,
+		      bool limited)
+{
+	if (!fc->open) {
+		/* the first completion only opens the epoch */
+		fc->open = true;
+		fc->start_ns = now_ns;
+		return;
+	}
+	fc->n++;
+	fc->n_dir[write]++;
+	fc->bytes_dir[write] += bytes;
+	fc->limited += limited;
+	if (fc->n < FQ_COST_EPOCH_N || now_ns == fc->start_ns)
+		return;
+	fq_cost_epoch(fc, now_ns);
+	fc->start_ns = now_ns;
+	fc->n = 0;
+	fc->n_dir[0] = 0;
+	fc->n_dir[1] = 0;
+	fc->bytes_dir[0] = 0;
+	fc->bytes_dir[1] = 0;
+	fc->limited = 0;
+}
+
+static const struct fq_cost_dir *fq_cost_model(const struct fq_cost *fc,
+					       bool write)
+{
+	if (fc->d[write].epochs >= FQ_COST_EPOCHS_MIN)
+		return &fc->d[write];
+	if (fc->d[!write].epochs >= FQ_COST_EPOCHS_MIN)
+		return &fc->d[!write];
+	return NULL;
+}
+
+u64 fq_cost_ns(const struct fq_cost *fc, u32 bytes, bool write)
+{
+	const struct fq_cost_dir *cd = fq_cost_model(fc, write);
+
+	if (!cd)
+		return 0;
+	/* b is per KiB in 16/1024 ns: per byte that is b / 65536 ns */
+	return cd->a * 16 + cd->b * bytes / 65536;
+}
+
+u64 fq_cost_a_ns(const struct fq_cost *fc, bool write)
+{
+	const struct fq_cost_dir *cd = fq_cost_model(fc, write);
+
+	return cd ? cd->a * 16 : 0;
+}
+
+u64 fq_cost_b_ps_per_byte(const struct fq_cost *fc, bool write)
+{
+	const struct fq_cost_dir *cd = fq_cost_model(fc, write);
+
+	return cd ? cd->b * 1000 / 65536 : 0;
+}

@@ -1,0 +1,90 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fq_cost.h - what a request costs the device, learnt online.
+ *
+ * Fair shares of a disk are shares of its time, and a request's time is
+ * not its bytes (a 1 MiB sequential read and a 4 KiB random read cost
+ * about the same on a hard disk) nor one unit each (on flash the 1 MiB
+ * read costs a hundred times more).  struct fq_cost models a request of
+ * a given direction as
+ *
+ *	cost = a[dir] + b[dir] * bytes
+ *
+ * in nanoseconds of whole-device time, and fits a and b from what the
+ * caller sees anyway: completions.  In an epoch during which the device
+ * was saturated (most completions found the depth full and work waiting
+ * above) the device spent the whole epoch on the requests that completed,
+ * so for that epoch, per completion,
+ *
+ *	T / n = a_r * n_r / n + b_r * bytes_r / n + a_w * n_w / n + b_w * bytes_w / n
+ *
+ * Each direction's (a, b) is the least-squares fit of these equations
+ * over the recent epochs (sums decay by 1/16 per epoch), with the other
+ * direction's current prediction subtracted.  Epochs are short (16
+ * completions) so that the mix of sizes varies from one to the next;
+ * when it does not (every request the same size, or a scheduler that
+ * serves the sizes in a fixed ratio), a and b cannot be told apart: the
+ * fit keeps b (0 until sizes once varied) and refits a to the mean cost,
+ * which is still right for the mix there is.  A direction never seen
+ * borrows the other's model.
+ *
+ * Integer arithmetic only, 64-bit: the regressors are per completion and
+ * clamped (mix in 1/64ths, at most 4 MiB and 32 ms per completion) so
+ * that every product of sums fits.  No locking: the caller serialises.
+ */
+#ifndef FQ_COST_H
+#define FQ_COST_H
+
+#include "fq_env.h"
+
+enum {
+	FQ_COST_EPOCH_N = 16,		/* completions per epoch, at least */
+	FQ_COST_EPOCHS_MIN = 8,		/* saturated epochs before a model */
+};
+
+/* One direction's sums and fit. */
+struct fq_cost_dir {
+	/*
+	 * decayed sums over epochs: x1 = share of completions [1/64],
+	 * x2 = KiB per completion, y = device time per completion [16 ns]
+	 */
+	u64 s11, s12, s22, s1y, s2y;
+	u64 a;			/* per request [16 ns] */
+	u64 b;			/* per KiB [16 ns / 1024] */
+	u32 epochs;		/* epochs in which this direction completed */
+	bool sized;		/* sizes varied once: b was fitted */
+};
+
+struct fq_cost {
+	struct fq_cost_dir d[2];	/* [0] reads, [1] writes */
+	/* the open epoch */
+	u64 start_ns;
+	u32 n, n_dir[2], limited;
+	u64 bytes_dir[2];
+	bool open;
+	/* figures */
+	u64 epochs;		/* saturated epochs fitted */
+};
+
+void fq_cost_init(struct fq_cost *fc);
+
+/*
+ * fq_cost_complete - a request of @bytes (@write or not) completed at
+ * @now_ns; @limited as for fq_depth_complete(): the depth was full and
+ * work was waiting above.
+ */
+void fq_cost_complete(struct fq_cost *fc, u64 now_ns, u32 bytes, bool write,
+		      bool limited);
+
+/*
+ * fq_cost_ns - the modelled device time of a request [ns], or 0 while no
+ * model exists yet (fewer than FQ_COST_EPOCHS_MIN saturated epochs): the
+ * caller then charges what it charged before (bytes or requests).
+ */
+u64 fq_cost_ns(const struct fq_cost *fc, u32 bytes, bool write);
+
+/* The fitted terms, for figures: per request [ns] and per byte [ps]. */
+u64 fq_cost_a_ns(const struct fq_cost *fc, bool write);
+u64 fq_cost_b_ps_per_byte(const struct fq_cost *fc, bool write);
+
+#endif /* FQ_COST_H */

@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_depth.c - adaptive depth: a hill climber on throughput and latency.
+ * See fq_depth.h for what it does and why; this file is the how.
+ *
+ * Divisions are of u64 by u64 values that fit 32 bits; fairq.ko is built
+ * for 64-bit kernels only (a 32-bit build would need div_u64()).
+ */
+#include "fq_depth.h"
+
+#define FQ_DEPTH_UNITS_MAX	(1ull << 33)	/* per epoch, so << 30 fits */
+#define FQ_DEPTH_STEP_MAX	(1u << 30)
+
+static void fq_depth_open(struct fq_depth *dc, u64 now_ns)
+{
+	dc->cur.start_ns = now_ns;
+	dc->cur.n = 0;
+	dc->cur.units = 0;
+	dc->cur.lat_sum = 0;
+	dc->cur.limited = 0;
+}
+
+static void fq_depth_set(struct fq_depth *dc, u32 depth)
+{
+	if (depth == dc->depth)
+		return;
+	/* the requests in flight now were sent under the old limit */
+	dc->skip = depth > dc->depth ? depth : dc->depth;
+	dc->depth = depth;
+	dc->changes++;
+}
+
+/* The smallest relative gain [1/1024] an epoch can show: 1/64 or 2 x noise. */
+static u32 fq_depth_thr(const struct fq_depth *dc)
+{
+	return dc->noise * 2 > 1024 / 64 ? dc->noise * 2 : 1024 / 64;
+}
+
+/*
+ * A step must be large enough that the gain it has to show stands out of
+ * the noise: step / from * gain_frac >= threshold.
+ */
+static u32 fq_depth_min_step(const struct fq_depth *dc, u32 from)
+{
+	u64 step = (u64)from * fq_depth_thr(dc) / dc->gain_frac;
+
+	return step > 1 ? (u32)step : 1;
+}
+
+/* Go to prev.depth + dir * step; false when the bounds leave no room. */
+static bool fq_depth_try(struct fq_depth *dc)
+{
+	u32 from = dc->prev.depth, to, step;
+
+	step = fq_depth_min_step(dc, from);
+	if (step < dc->step)
+		step = dc->step;
+	if (dc->dir > 0)
+		to = dc->depth_max - from > step ? from + step : dc->depth_max;
+	else
+		to = from - dc->depth_min > step ? from - step : dc->depth_min;
+	if (to == from)
+		return false;
+	dc->moved = true;
+	fq_depth_set(dc, to);
+	return true;
+}
+
+/* Stay at prev.depth; the next saturated epoch becomes the reference. */
+static void fq_depth_hold(struct fq_depth *dc)
+{
+	dc->dir = 0;
+	dc->moved = false;
+	dc->have_ref = false;
+	dc->held = 0;
+	/*
+	 * A search for lost capacity that found none: the latency is the
+	 * device's own now (slower requests, not a queue); learn it again.
+	 */
+	if (dc->trig_depth && dc->prev.depth >= dc->trig_depth)
+		dc->lat_min = 0;
+	dc->trig_depth = 0;
+	dc->hold_step = fq_depth_min_step(dc, dc->prev.depth);
+	fq_depth_set(dc, dc->prev.depth);
+}
+
+/*
+ * The move from prev.depth did not pay (or the bounds forbid it): retry
+ * with step 1, then the other direction, then hold.
+ */
+static void fq_depth_reject(struct fq_depth *dc)
+{
+	for (;;) {
+		if (dc->step > 1) {
+			dc->step = 1;
+		} else {
+			if (dc->dir > 0)
+				dc->tried_up = true;
+			else
+				dc->tried_down = true;
+			if (dc->tried_up && dc->tried_down) {
+				fq_depth_hold(dc);
+				return;
+			}
+			dc->dir = -dc->dir;
+		}
+		if (fq_depth_try(dc))
+			return;
+	}
+}
+
+/* @p is the new reference; keep going the same way, twice as far. */
+static void fq_depth_accept(struct fq_depth *dc,
+			    const struct fq_depth_point *p)
+{
+	dc->prev = *p;
+	dc->tried_up = false;
+	dc->tried_down = false;
+	if (dc->step < FQ_DEPTH_STEP_MAX)
+		dc->step *= 2;
+	if (!fq_depth_try(dc))
+		fq_depth_reject(dc);
+}
+
+/* Start a search from @p in direction @dir with step 1. */
+static void fq_depth_search(struct fq_depth *dc,
+			    const struct fq_depth_point *p, s32 dir)
+{
+	dc->prev = *p;
+	dc->dir = dir;
+	dc->step = 1;
+	dc->held = 0;
+	dc->tried_up = false;
+	dc->tried_down = dir > 0;	/* a failed probe up means hold */
+	if (!fq_depth_try(dc))
+		fq_depth_reject(dc);
+}
+
+/*
+ * Did the depths from @lo to @hi buy at least gain_frac of the throughput
+ * they would in the linear region, and more than the noise?
+ * rate(hi) / rate(lo) - 1 >= gain_frac * (depth(hi) / depth(lo) - 1),
+ * in 1/1024ths.
+ */
+static bool fq_depth_worth(const struct fq_depth *dc,
+			   const struct fq_depth_point *lo,
+			   const struct fq_depth_point *hi)
+{
+	u64 r, gain;
+
+	if (!lo->rate)
+		return hi->rate > 0;
+	if (hi->rate <= lo->rate)
+		return false;
+	r = hi->rate * 1024 / lo->rate;
+	gain = r > 1024 + (1u << 20) ? 1u << 20 : r - 1024;
+	if (gain < fq_depth_thr(dc))
+		return false;
+	return gain * lo->depth >= (u64)dc->gain_frac * (hi->depth - lo->depth);
+}
+
+/* Two epochs in a row at one depth: how far apart their rates were. */
+static void fq_depth_noise(struct fq_depth *dc, const struct fq_depth_point *p)
+{
+	u64 a = p->rate, b = dc->last.rate, dev;
+
+	if (dc->last.depth == p->depth && b) {
+		dev = (a > b ? a - b : b - a) * 1024 / b;
+		if (dev > 1024)
+			dev = 1024;
+		dc->noise = (u32)((3ull * dc->noise + dev) / 4);
+	}
+	dc->last = *p;
+}
+
+static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
+{
+	struct fq_depth_point p;
+	u64 el = now_ns - dc->cur.start_ns;
+	u64 units = dc->cur.units;
+	bool slow;
+
+	if (dc->cur.limited * 4 < dc->cur.n * 3) {
+		/* the demand, not the depth, set the pace: nothing learned */
+		dc->idle_epochs++;
+		if (dc->moved) {
+			if (dc->depth < dc->prev.depth)
+				dc->prev.depth = dc->depth;
+			fq_depth_hold(dc);
+		}
+		return;
+	}
+	if (units > FQ_DEPTH_UNITS_MAX)
+		units = FQ_DEPTH_UNITS_MAX;
+	p.depth = dc->depth;
+	p.rate = (units << 30) / (el ? el : 1);
+	p.lat = dc->cur.lat_sum / dc->cur.n;
+	dc->epochs++;
+	if (!dc->lat_min || p.lat < dc->lat_min)
+		dc->lat_min = p.lat;
+
+	slow = dc->lat_min && p.lat > dc->lat_min + dc->lat_min / 4 &&
+	       p.lat >= dc->lat_floor_ns;
+	if (!dc->moved && !slow)
+		fq_depth_noise(dc, &p);	/* a latency jump is not noise */
+	else
+		dc->last = p;
+	if (!dc->have_prev) {
+		/* a few epochs at the seed (noise figures), then search */
+		dc->prev = p;
+		if (dc->epochs < FQ_DEPTH_SEED_EPOCHS)
+			return;
+		/*
+		 * then halve: a halving must cost a quarter of the rate to be
+		 * undone, which no epoch's noise does; small steps come later
+		 */
+		dc->have_prev = true;
+		dc->dir = -1;
+		dc->step = p.depth / 2 ? p.depth / 2 : 1;
+		if (!fq_depth_try(dc))
+			fq_depth_reject(dc);
+		return;
+	}
+	if (dc->moved) {
+		bool keep;
+
+		dc->moved = false;
+		if (p.depth > dc->prev.depth)
+			keep = fq_depth_worth(dc, &dc->prev, &p);
+		else
+			keep = !fq_depth_worth(dc, &p, &dc->prev);
+		if (keep)
+			fq_depth_accept(dc, &p);
+		else
+			fq_depth_reject(dc);
+		return;
+	}
+	/* held */
+	if (!dc->have_ref) {
+		dc->ref = p;
+		dc->have_ref = true;
+		dc->held = 0;
+		return;
+	}
+	dc->held++;
+	if (slow && p.rate <= dc->ref.rate + dc->ref.rate / 8) {
+		/*
+		 * Latency grew, throughput did not: the device lost capacity.
+		 * Search down from the second such epoch (the first may be
+		 * half before the change: no reference).
+		 */
+		if (++dc->slow_epochs < 2)
+			return;
+		dc->slow_epochs = 0;
+		dc->trig_depth = p.depth;
+		fq_depth_search(dc, &p, -1);
+		return;
+	}
+	dc->slow_epochs = 0;
+	if (fq_depth_min_step(dc, p.depth) * 2 <= dc->hold_step) {
+		/* held after coarse steps; the noise has settled: refine */
+		dc->hold_step = fq_depth_min_step(dc, p.depth);
+		fq_depth_search(dc, &p, -1);
+		return;
+	}
+	if (dc->held >= dc->probe_epochs && dc->depth < dc->depth_max)
+		fq_depth_search(dc, &p, 1);
+}
+
+/*
+ * Completions per epoch, at least: enough for a few per slot, and more on
+ * a noisy device (a rate's error shrinks as the square root of the count:
+ * noise 1/16 -> 2x, 1/4 -> 5x).
+ */
+static u64 fq_depth_epoch_n(const struct fq_depth *dc)
+{
+	return (8 + 2ull * dc->depth) * (1 + dc->noise / 64);
+}
+
+void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max)
+{
+	*dc = (struct fq_depth){ .depth_min = 1 };
+	dc->depth_max = depth_max ? depth_max : 1;
+	dc->epoch_ns = FQ_DEPTH_EPOCH_NS;
+	dc->probe_epochs = FQ_DEPTH_PROBE_EPOCHS;
+	dc->gain_frac = FQ_DEPTH_GAIN_FRAC;
+	/* assume some noise until epochs at one depth show otherwise */
+	dc->noise = FQ_DEPTH_NOISE_PRIOR;
+	dc->depth = seed < 1 ? 1 : seed > dc->depth_max ? dc->depth_max : seed;
+	dc->prev.depth = dc->depth;
+	dc->dir = 1;
+	dc->step = 1;
+	/* the first completions are a warm-up: no epoch is open yet */
+	dc->skip = dc->depth;
+}
+
+u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
+		      bool limited)
+{
+	if (dc->closing && now_ns != dc->last_ns) {
+		/*
+		 * The epoch ended with the completions at last_ns: a burst of
+		 * completions at one time is never split between epochs
+		 */
+		dc->closing = false;
+		fq_depth_judge(dc, dc->last_ns);
+		if (!dc->skip)
+			fq_depth_open(dc, dc->last_ns);
+	}
+	if (dc->skip) {
+		if (--dc->skip == 0)
+			fq_depth_open(dc, now_ns);
+		return dc->depth;
+	}
+	/* the rest of the burst that opened the epoch belongs before it */
+	if (now_ns == dc->cur.start_ns)
+		return dc->depth;
+	dc->cur.n++;
+	dc->cur.units += units;
+	dc->cur.lat_sum += lat_ns;
+	dc->cur.limited += limited;
+	dc->last_ns = now_ns;
+	if (!dc->closing && now_ns - dc->cur.start_ns >= dc->epoch_ns &&
+	    dc->cur.n >= fq_depth_epoch_n(dc))
+		dc->closing = true;
+	return dc->depth;
+}

@@ -1,0 +1,143 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * fq_depth.h - adaptive depth: how many requests to keep in flight below.
+ *
+ * fairq can only order what it still holds.  Every request it lets past
+ * its queue waits in the lower device in arrival order, so the depth
+ * should be just large enough to keep the device saturated and no larger.
+ * That point (the device's knee) is not known in advance and moves: a
+ * cloud volume's throttle, a disk's write cache filling, a RAID rebuild.
+ * struct fq_depth finds it from what the caller already sees -- when each
+ * request completed and how long it was below -- and keeps finding it.
+ *
+ * The controller works in epochs (at least epoch_ns and 8 + 2 * depth
+ * completions, times 1 + noise / (1/16) on a noisy device).  Only a
+ * saturated epoch teaches it anything: one in which most completions
+ * found the depth full and work still queued above (otherwise the demand,
+ * not the depth, set the throughput, as BQL only grows its limit when the
+ * queue ran dry while work was waiting).  From each saturated epoch it
+ * takes the throughput (caller-defined units per second: bytes, requests
+ * or modelled device time) and the mean completion latency, and
+ * hill-climbs:
+ *
+ *   - from the seed: FQ_DEPTH_SEED_EPOCHS epochs measured, then a
+ *     halving (to undo it an epoch must show a quarter less throughput,
+ *     more than noise does);
+ *   - a move up is kept when it bought at least gain_frac (default a
+ *     quarter) of the throughput it would have in the linear region
+ *     (depth +25 % -> throughput +6.25 %); a move down is kept when it
+ *     cost less than that;
+ *   - a kept move doubles the next step in the same direction (fast
+ *     search); a reverted one retries with step 1, and when a step-1 move
+ *     fails both ways the depth is held;
+ *   - noise is the rate change between consecutive epochs at one depth
+ *     (averaged; 1/16 assumed until measured).  A gain under 1/64 or
+ *     2 x noise does not count, and a step is large enough that the gain
+ *     it must show clears that: on a steady device steps of 1 below depth
+ *     32 and of depth / 16 above; a hold reached with coarser steps is
+ *     refined once the noise figure has come down;
+ *   - while held: one step deeper every probe_epochs epochs (the device
+ *     may have gained capacity), and a search downwards after two epochs
+ *     whose latency is a quarter above the latency floor (the lowest
+ *     epoch mean seen: the device's latency without a queue) while the
+ *     throughput did not rise by an eighth since the hold began (the
+ *     device lost capacity) -- unless the latency is under lat_floor_ns,
+ *     which the caller accepts whatever the depth.  A search that finds
+ *     no shallower depth worth keeping means the requests themselves got
+ *     slower: the floor is learnt again.
+ *
+ * On a device with C servers behind a FIFO this holds C (probing C + 1);
+ * on one whose latency does not rise with depth it climbs to depth_max.
+ * After every change the next max(old, new) completions are not measured:
+ * they belong to the old depth.  An epoch ends only where the completion
+ * time changes: a burst of completions at one time (servers finishing
+ * together) is never split between two epochs.
+ *
+ * No locking: the caller serialises calls per instance (fairq under its
+ * device lock).  No allocation, no clock reads, integer arithmetic only.
+ */
+#ifndef FQ_DEPTH_H
+#define FQ_DEPTH_H
+
+#include "fq_env.h"
+
+enum {
+	FQ_DEPTH_EPOCH_NS = 5000000,	/* default shortest epoch: 5 ms */
+	FQ_DEPTH_PROBE_EPOCHS = 16,	/* default held epochs between probes */
+	FQ_DEPTH_GAIN_FRAC = 256,	/* default: a quarter of linear gain */
+	FQ_DEPTH_SEED_EPOCHS = 4,	/* measured at the seed before moving */
+	FQ_DEPTH_NOISE_PRIOR = 64,	/* rate noise assumed at first: 1/16 */
+};
+
+/* One epoch's sums. */
+struct fq_depth_epoch {
+	u64 start_ns;		/* first completion counted */
+	u64 n;			/* completions */
+	u64 units;		/* caller's work units completed */
+	u64 lat_sum;		/* completion latencies [ns], summed */
+	u64 limited;		/* completions that found the depth full */
+};
+
+/* A measured epoch, the reference for the next decision. */
+struct fq_depth_point {
+	u32 depth;
+	u64 rate;		/* units per 2^-30 ns */
+	u64 lat;		/* mean completion latency [ns] */
+};
+
+struct fq_depth {
+	/* configuration: fq_depth_init() sets defaults, the caller may change */
+	u32 depth_min;		/* >= 1 */
+	u32 depth_max;		/* >= depth_min */
+	u64 epoch_ns;		/* shortest epoch [ns] */
+	u64 lat_floor_ns;	/* never shrink for latency below this [ns] */
+	u32 probe_epochs;	/* held epochs between probes one deeper */
+	u32 gain_frac;		/* 1..1024: share of linear gain a move must show */
+
+	/* state */
+	u32 depth;		/* the limit now */
+	s32 dir;		/* +1 climbing, -1 descending, 0 held */
+	u32 step;		/* size of the move being tried */
+	bool moved;		/* depth != prev.depth: next epoch judges it */
+	bool have_prev;		/* prev holds a measurement */
+	bool have_ref;		/* ref holds a held-depth measurement */
+	bool tried_up;		/* step-1 move up failed from prev.depth */
+	bool tried_down;	/* step-1 move down failed from prev.depth */
+	u32 held;		/* epochs held since the last probe */
+	u32 hold_step;		/* smallest step when the hold began */
+	u32 skip;		/* completions still belonging to an old depth */
+	bool closing;		/* epoch long enough: ends at the next new time */
+	u64 last_ns;		/* time of the last completion counted */
+	u32 noise;		/* epoch-to-epoch rate change at one depth [1/1024] */
+	struct fq_depth_point last;	/* the previous epoch judged */
+	u64 lat_min;		/* latency floor: lowest epoch mean [ns], 0 = relearn */
+	u32 slow_epochs;	/* held epochs in a row with the latency up */
+	u32 trig_depth;		/* depth a search for lost capacity began at */
+	struct fq_depth_point prev;	/* the depth we moved from */
+	struct fq_depth_point ref;	/* the held depth when hold began */
+	struct fq_depth_epoch cur;
+
+	/* figures */
+	u64 epochs;		/* saturated epochs judged */
+	u64 idle_epochs;	/* epochs the demand did not fill the depth */
+	u64 changes;		/* depth changes */
+};
+
+/*
+ * fq_depth_init - start at @seed requests in flight (the lower device's
+ * queue depth is a good seed: it is what the device offers), never more
+ * than @depth_max.  Both are clamped to [1, @depth_max].
+ */
+void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max);
+
+/*
+ * fq_depth_complete - one request completed at @now_ns after @lat_ns
+ * below (dispatch to completion), worth @units of work (> 0).  @limited:
+ * when it completed, the depth was full and requests were waiting above
+ * (inflight >= depth && queued > 0, before this completion is counted).
+ * Returns the depth to use from now on.
+ */
+u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
+		      bool limited);
+
+#endif /* FQ_DEPTH_H */

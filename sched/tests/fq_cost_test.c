@@ -1,0 +1,242 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_cost_test.c - the online cost model (fq_cost.c) against devices
+ * whose cost is known: a one-server device fed back to back (saturated)
+ * with a random mix of sizes and directions, where a request of @bytes
+ * costs a[dir] + b[dir] * bytes exactly.  Prints one line per case and
+ * ends with "cost: N passed, N failed".
+ */
+#include <stdlib.h>
+#include "fq_test.h"
+#include "fq_cost.h"
+
+int fq_test_failed;
+
+static u64 rng = 0x9e3779b97f4a7c15ull;
+
+static u64 rnd(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+struct truth {
+	u64 a_ns[2];		/* per request, reads / writes */
+	u64 b_ps[2];		/* per byte [ps] */
+};
+
+static u64 true_ns(const struct truth *t, u32 bytes, bool write)
+{
+	return t->a_ns[write] + t->b_ps[write] * bytes / 1000;
+}
+
+/*
+ * @n completions back to back on one server: sizes drawn from @sizes,
+ * writes with probability @wr_pct %.
+ */
+static void feed(struct fq_cost *fc, const struct truth *t, u64 *now, int n,
+		 const u32 *sizes, int nsizes, unsigned int wr_pct,
+		 bool limited)
+{
+	u32 bytes;
+	bool w;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		bytes = sizes[rnd() % (u64)nsizes];
+		w = rnd() % 100 < wr_pct;
+		*now += true_ns(t, bytes, w);
+		fq_cost_complete(fc, *now, bytes, w, limited);
+	}
+}
+
+/* |got - want| <= want * pct / 100 */
+static bool near(u64 got, u64 want, u64 pct)
+{
+	u64 d = got > want ? got - want : want - got;
+
+	return d * 100 <= want * pct;
+}
+
+static void check_near(const char *what, u64 got, u64 want, u64 pct)
+{
+	if (!near(got, want, pct)) {
+		fprintf(stderr, "  %s: %llu, expected %llu +- %llu%%\n", what,
+			(unsigned long long)got, (unsigned long long)want,
+			(unsigned long long)pct);
+		fq_test_failed++;
+	}
+}
+
+/* Reads of 4 KiB .. 1 MiB on a 100 us + 1 ns/B device: a and b found. */
+static void t_fit_reads(void)
+{
+	static const u32 sizes[] = { 4096, 16384, 65536, 262144, 1 << 20 };
+	struct truth t = { { 100000, 0 }, { 1000, 0 } };
+	struct fq_cost fc;
+	u64 now = 0;
+
+	fq_cost_init(&fc);
+	CHECK_EQ(fq_cost_ns(&fc, 4096, false), 0);
+	feed(&fc, &t, &now, 4000, sizes, 5, 0, true);
+	CHECK(fc.d[0].sized);
+	check_near("a", fq_cost_a_ns(&fc, false), 100000, 5);
+	check_near("b", fq_cost_b_ps_per_byte(&fc, false), 1000, 5);
+	check_near("4 KiB", fq_cost_ns(&fc, 4096, false), true_ns(&t, 4096, 0), 5);
+	check_near("1 MiB", fq_cost_ns(&fc, 1 << 20, false),
+		   true_ns(&t, 1 << 20, 0), 5);
+	/* writes never seen: they borrow the reads' model */
+	CHECK_EQ(fq_cost_ns(&fc, 4096, true), fq_cost_ns(&fc, 4096, false));
+}
+
+/* Reads and writes mixed, each with its own a and b. */
+static void t_fit_directions(void)
+{
+	static const u32 sizes[] = { 4096, 65536, 524288 };
+	struct truth t = { { 100000, 20000 }, { 1000, 3000 } };
+	struct fq_cost fc;
+	u64 now = 0;
+
+	fq_cost_init(&fc);
+	feed(&fc, &t, &now, 20000, sizes, 3, 40, true);
+	check_near("read 4 KiB", fq_cost_ns(&fc, 4096, false),
+		   true_ns(&t, 4096, 0), 10);
+	check_near("read 512 KiB", fq_cost_ns(&fc, 524288, false),
+		   true_ns(&t, 524288, 0), 10);
+	check_near("write 4 KiB", fq_cost_ns(&fc, 4096, true),
+		   true_ns(&t, 4096, 1), 10);
+	check_near("write 512 KiB", fq_cost_ns(&fc, 524288, true),
+		   true_ns(&t, 524288, 1), 10);
+}
+
+/* One size only: a and b cannot be told apart; that size is still right. */
+static void t_one_size(void)
+{
+	static const u32 sizes[] = { 8192 };
+	struct truth t = { { 250000, 0 }, { 2000, 0 } };
+	struct fq_cost fc;
+	u64 now = 0;
+
+	fq_cost_init(&fc);
+	feed(&fc, &t, &now, 2000, sizes, 1, 0, true);
+	CHECK(!fc.d[0].sized);
+	CHECK_EQ(fc.d[0].b, 0);
+	check_near("8 KiB", fq_cost_ns(&fc, 8192, false), true_ns(&t, 8192, 0), 2);
+}
+
+/* The device got slower: the model follows within ~100 epochs. */
+static void t_follows(void)
+{
+	static const u32 sizes[] = { 4096, 131072, 1 << 20 };
+	struct truth t = { { 100000, 0 }, { 1000, 0 } };
+	struct fq_cost fc;
+	u64 now = 0;
+
+	fq_cost_init(&fc);
+	feed(&fc, &t, &now, 3000, sizes, 3, 0, true);
+	t.a_ns[0] = 300000;
+	t.b_ps[0] = 500;
+	feed(&fc, &t, &now, 3000, sizes, 3, 0, true);
+	check_near("a after", fq_cost_a_ns(&fc, false), 300000, 10);
+	check_near("1 MiB after", fq_cost_ns(&fc, 1 << 20, false),
+		   true_ns(&t, 1 << 20, 0), 10);
+}
+
+/*
+ * Sizes in a fixed ratio (a scheduler alternating 4 KiB and 1 MiB): no
+ * new information on b, which is kept; the mean stays right.
+ */
+static void t_fixed_mix(void)
+{
+	static const u32 sizes[] = { 4096, 65536, 1 << 20 };
+	struct truth t = { { 100000, 0 }, { 1000, 0 } };
+	struct fq_cost fc;
+	u64 now = 0;
+	int i;
+
+	fq_cost_init(&fc);
+	feed(&fc, &t, &now, 3000, sizes, 3, 0, true);
+	CHECK(fc.d[0].sized);
+	for (i = 0; i < 4000; i++) {
+		u32 b = i % 2 ? 4096 : 1 << 20;
+
+		now += true_ns(&t, b, false);
+		fq_cost_complete(&fc, now, b, false, true);
+	}
+	check_near("b kept", fq_cost_b_ps_per_byte(&fc, false), 1000, 5);
+	check_near("4 KiB", fq_cost_ns(&fc, 4096, false), true_ns(&t, 4096, 0), 5);
+	check_near("1 MiB", fq_cost_ns(&fc, 1 << 20, false),
+		   true_ns(&t, 1 << 20, 0), 5);
+}
+
+/* Epochs in which the device was not saturated teach nothing. */
+static void t_unsaturated(void)
+{
+	static const u32 sizes[] = { 4096, 1 << 20 };
+	struct truth t = { { 100000, 0 }, { 1000, 0 } };
+	struct fq_cost fc;
+	u64 now = 0;
+
+	fq_cost_init(&fc);
+	feed(&fc, &t, &now, 5000, sizes, 2, 0, false);
+	CHECK_EQ(fc.epochs, 0);
+	CHECK_EQ(fq_cost_ns(&fc, 4096, false), 0);
+}
+
+/* Garbage in (any times, sizes, flags): no crash, no division by zero. */
+static void t_garbage(void)
+{
+	struct fq_cost fc;
+	u64 now = 0, r;
+	int i;
+
+	fq_cost_init(&fc);
+	for (i = 0; i < 200000; i++) {
+		r = rnd();
+		now += r % 4 ? r % 100000000 : 0;
+		fq_cost_complete(&fc, now, (u32)(rnd() >> 32), r & 1,
+				 (r >> 8) % 8 != 0);
+		if (i % 1000 == 0)
+			(void)fq_cost_ns(&fc, (u32)r, r & 2);
+	}
+	CHECK(fc.epochs > 0);
+	/* same time for every completion: zero-length epochs are skipped */
+	fq_cost_init(&fc);
+	for (i = 0; i < 1000; i++)
+		fq_cost_complete(&fc, 5, 4096, false, true);
+	CHECK_EQ(fc.epochs, 0);
+}
+
+static const struct fq_test_case cases[] = {
+	{ "fit_reads", t_fit_reads },
+	{ "fit_directions", t_fit_directions },
+	{ "one_size", t_one_size },
+	{ "follows", t_follows },
+	{ "fixed_mix", t_fixed_mix },
+	{ "unsaturated", t_unsaturated },
+	{ "garbage", t_garbage },
+};
+
+int main(int argc, char **argv)
+{
+	unsigned int i, passed = 0, failed = 0;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (argc > 1 && strcmp(argv[1], cases[i].name))
+			continue;
+		fq_test_failed = 0;
+		fq_env_warnings = 0;
+		cases[i].fn();
+		if (fq_test_failed || fq_env_warnings) {
+			printf("FAIL %s\n", cases[i].name);
+			failed++;
+		} else {
+			printf("ok   %s\n", cases[i].name);
+			passed++;
+		}
+	}
+	printf("cost: %u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_depth_test.c - properties of the adaptive depth controller
+ * (fq_depth.c) against the simulator's device models (sim/sim_dev.c).
+ *
+ * A closed loop with an endless backlog keeps exactly "depth" requests in
+ * the device (every completion found the depth full and work waiting) and
+ * reports each completion to the controller; the clock is the model's.
+ * Prints one line per case and ends with "depth: N passed, N failed".
+ */
+#include <stdlib.h>
+#include "fq_test.h"
+#include "fq_depth.h"
+#include "sim/sim_dev.h"
+
+int fq_test_failed;
+
+#define MS 1000000ull
+#define S 1000000000ull
+
+enum { LOOP_IOS = 8192 };
+
+static struct loop {
+	struct sim_dev dev;
+	struct fq_depth dc;
+	struct sim_io io[LOOP_IOS];
+	struct sim_io *free;
+	u64 now, rng;
+	u32 inflight;
+	u32 bytes;		/* per request */
+	bool adaptive;		/* false: fixed depth dc.depth */
+	u64 done;		/* completions */
+	u32 dmin, dmax;		/* depth range seen since loop_mark() */
+} lp;
+
+static void loop_new(enum sim_dev_kind kind, u32 servers, u32 seed,
+		     u32 depth_max, bool adaptive)
+{
+	int i;
+
+	sim_dev_free(&lp.dev);
+	memset(&lp, 0, sizeof(lp));
+	lp.dev.kind = kind;
+	lp.dev.servers = servers;
+	lp.dev.req_ns = 100000;		/* 100 us */
+	lp.dev.byte_ps = 1000;		/* 1 ns per byte */
+	/* SEEK: a 7200 rpm disk; SSD: latency rises 5 us per request */
+	lp.dev.seek_ns = 8000000;
+	lp.dev.rot_ns = 8333333;
+	lp.dev.span = 1ull << 30;
+	lp.dev.qd_ns = 5000;
+	sim_dev_reset(&lp.dev);
+	fq_depth_init(&lp.dc, seed, depth_max);
+	lp.adaptive = adaptive;
+	lp.bytes = 4096;
+	lp.rng = 0x12345678;
+	for (i = 0; i < LOOP_IOS; i++) {
+		lp.io[i].next = lp.free;
+		lp.free = &lp.io[i];
+	}
+}
+
+static void loop_mark(void)
+{
+	lp.dmin = lp.dmax = lp.dc.depth;
+	lp.done = 0;
+}
+
+/* Run until @until_ns: fill to the depth, complete, report. */
+static void loop_run(u64 until_ns)
+{
+	struct sim_io *io;
+	u64 t;
+	bool limited;
+
+	for (;;) {
+		while (lp.inflight < lp.dc.depth && lp.free) {
+			io = lp.free;
+			lp.free = io->next;
+			lp.rng ^= lp.rng << 13;
+			lp.rng ^= lp.rng >> 7;
+			lp.rng ^= lp.rng << 17;
+			io->sector = (lp.rng % (1ull << 30)) & ~7ull;
+			io->bytes = lp.bytes;
+			io->write = false;
+			sim_dev_submit(&lp.dev, io, lp.now);
+			lp.inflight++;
+		}
+		t = sim_dev_next(&lp.dev);
+		if (t > until_ns) {
+			lp.now = until_ns;
+			return;
+		}
+		if (t > lp.now)
+			lp.now = t;
+		io = sim_dev_pop(&lp.dev, lp.now);
+		if (!io)
+			continue;
+		limited = lp.inflight >= lp.dc.depth;
+		lp.inflight--;
+		lp.done++;
+		if (lp.adaptive)
+			fq_depth_complete(&lp.dc, lp.now, lp.now - io->submit_ns,
+					  io->bytes, limited);
+		if (lp.dc.depth < lp.dmin)
+			lp.dmin = lp.dc.depth;
+		if (lp.dc.depth > lp.dmax)
+			lp.dmax = lp.dc.depth;
+		io->next = lp.free;
+		lp.free = io;
+	}
+}
+
+static void report(const char *what, u32 c)
+{
+	fprintf(stderr, "  %s C=%u: depth %u, range [%u, %u], %llu epochs, %llu changes\n",
+		what, c, lp.dc.depth, lp.dmin, lp.dmax,
+		(unsigned long long)lp.dc.epochs,
+		(unsigned long long)lp.dc.changes);
+}
+
+/*
+ * From a seed above and below the knee, a FIFO with C servers: within 2 s
+ * the depth is in [C, C + 2] and from then on (2 s more) it stays there,
+ * moving over at most 2.
+ */
+static void t_converge(void)
+{
+	static const u32 cs[] = { 1, 2, 3, 4, 8, 16, 24 };
+	static const u32 seeds[] = { 1, 32, 128 };
+	unsigned int i, j;
+	int before;
+
+	for (i = 0; i < ARRAY_SIZE(cs); i++) {
+		for (j = 0; j < ARRAY_SIZE(seeds); j++) {
+			before = fq_test_failed;
+			loop_new(SIM_DEV_FIFO, cs[i], seeds[j], 128, true);
+			loop_run(2 * S);
+			CHECK(lp.dc.depth >= cs[i] && lp.dc.depth <= cs[i] + 2);
+			loop_mark();
+			loop_run(4 * S);
+			CHECK(lp.dmin >= cs[i] && lp.dmax <= cs[i] + 2);
+			CHECK(lp.dmax - lp.dmin <= 2);
+			if (fq_test_failed != before)
+				report("converge", cs[i]);
+		}
+	}
+}
+
+/*
+ * Random devices: C 1..32, service 20 us..2 ms varied +-j % per request
+ * (j 0..30), seeds 1..128.  Jitter makes epochs noisy, and a noisy
+ * controller takes coarser steps: single epochs stray further from the
+ * knee than on the exact devices above.  What must hold: completions
+ * from 1 s to 5 s >= 0.97 of a fixed depth 128's, and the time-weighted
+ * mean depth over 3..5 s within [C - 1, C + 3].
+ */
+static void t_random_devices(void)
+{
+	u64 r = 7, dsum, n, fixed, req_ns;
+	u32 c, seed, jit;
+	int k, before;
+
+	for (k = 0; k < 24; k++) {
+		before = fq_test_failed;
+		r ^= r << 13;
+		r ^= r >> 7;
+		r ^= r << 17;
+		c = 1 + (u32)(r % 32);
+		seed = 1 + (u32)(r >> 8) % 128;
+		req_ns = 20000 + (r >> 16) % 2000000;
+		jit = (u32)(r >> 40) % 31;
+		loop_new(SIM_DEV_FIFO, c, 128, 128, false);
+		lp.dev.req_ns = req_ns;
+		lp.dev.jitter_pct = jit;
+		loop_run(1 * S);
+		loop_mark();
+		loop_run(5 * S);
+		fixed = lp.done;
+		loop_new(SIM_DEV_FIFO, c, seed, 128, true);
+		lp.dev.req_ns = req_ns;
+		lp.dev.jitter_pct = jit;
+		loop_run(1 * S);
+		loop_mark();
+		loop_run(3 * S);
+		dsum = 0;
+		n = 0;
+		while (lp.now < 5 * S) {
+			loop_run(lp.now + 10 * MS);
+			dsum += lp.dc.depth;
+			n++;
+		}
+		CHECK(dsum + n >= c * n && dsum <= (c + 3) * n);
+		CHECK(lp.done * 100 >= fixed * 97);
+		if (fq_test_failed != before)
+			fprintf(stderr, "  random C=%u svc %llu us jitter %u%% seed %u: mean depth %.2f, %llu vs fixed %llu\n",
+				c, (unsigned long long)req_ns / 1000, jit, seed,
+				(double)dsum / (double)n,
+				(unsigned long long)lp.done,
+				(unsigned long long)fixed);
+	}
+}
+
+/* C changes under a settled controller: back in [C', C' + 2] within 2 s. */
+static void t_reconverge(void)
+{
+	static const u32 from[] = { 2, 8, 16, 4, 1 };
+	static const u32 to[] = { 8, 2, 3, 16, 6 };
+	unsigned int i;
+	int before;
+
+	for (i = 0; i < ARRAY_SIZE(from); i++) {
+		before = fq_test_failed;
+		loop_new(SIM_DEV_FIFO, from[i], 32, 128, true);
+		loop_run(2 * S);
+		CHECK(lp.dc.depth >= from[i] && lp.dc.depth <= from[i] + 2);
+		lp.dev.servers = to[i];
+		loop_run(4 * S);
+		CHECK(lp.dc.depth >= to[i] && lp.dc.depth <= to[i] + 2);
+		loop_mark();
+		loop_run(6 * S);
+		CHECK(lp.dmin >= to[i] && lp.dmax <= to[i] + 2);
+		if (fq_test_failed != before)
+			report("reconverge", to[i]);
+	}
+}
+
+/* Completions in 2 s from the start: adaptive (seed 32) vs fixed 128. */
+static u64 done_in_2s(enum sim_dev_kind kind, u32 c, bool adaptive)
+{
+	loop_new(kind, c, adaptive ? 32 : 128, 128, adaptive);
+	if (kind == SIM_DEV_BUCKET) {
+		lp.dev.iops = 5000;
+		lp.dev.bps = 100000000;
+		lp.dev.req_ns = 500000;
+		sim_dev_reset(&lp.dev);
+	}
+	loop_mark();
+	loop_run(2 * S);
+	return lp.done;
+}
+
+static void t_throughput(void)
+{
+	static const u32 cs[] = { 1, 2, 8, 32, 100 };
+	u64 fixed, adaptive;
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(cs); i++) {
+		fixed = done_in_2s(SIM_DEV_FIFO, cs[i], false);
+		adaptive = done_in_2s(SIM_DEV_FIFO, cs[i], true);
+		if (adaptive * 100 < fixed * 97)
+			fprintf(stderr, "  FIFO C=%u: %llu vs fixed %llu\n", cs[i],
+				(unsigned long long)adaptive,
+				(unsigned long long)fixed);
+		CHECK(adaptive * 100 >= fixed * 97);
+	}
+	fixed = done_in_2s(SIM_DEV_BUCKET, 64, false);
+	adaptive = done_in_2s(SIM_DEV_BUCKET, 64, true);
+	if (adaptive * 100 < fixed * 97)
+		fprintf(stderr, "  bucket: %llu vs fixed %llu\n",
+			(unsigned long long)adaptive, (unsigned long long)fixed);
+	CHECK(adaptive * 100 >= fixed * 97);
+	/* and the bucket's knee: 5000 IOPS * 0.5 ms = 2.5 in service */
+	CHECK(lp.dc.depth >= 3 && lp.dc.depth <= 5);
+}
+
+/*
+ * Noisy and soft devices.  A hard disk without command queueing (one
+ * server, service time 1-17 ms by seek and rotation): any depth gives the
+ * same throughput, so the depth goes down to 1-2 and stays there despite
+ * epoch-to-epoch noise of several per cent.  Flash whose latency grows
+ * 5 us per request in it (throughput still grows with depth, ever more
+ * slowly): the depth stays where a step still pays a quarter of linear,
+ * at no less than 0.97 of a fixed 32's throughput.
+ */
+static void t_noisy(void)
+{
+	u64 fixed, adaptive;
+
+	loop_new(SIM_DEV_SEEK, 1, 128, 128, false);
+	loop_mark();
+	loop_run(30 * S);
+	fixed = lp.done;
+	loop_new(SIM_DEV_SEEK, 1, 32, 128, true);
+	loop_run(20 * S);
+	CHECK(lp.dc.depth <= 2);
+	loop_mark();
+	loop_run(20 * S);
+	CHECK(lp.dmax <= 3);
+	loop_mark();
+	loop_run(50 * S);
+	if (lp.done * 100 < fixed * 97 || lp.dmax > 3)
+		fprintf(stderr, "  seek: %llu vs fixed %llu, depth [%u, %u]\n",
+			(unsigned long long)lp.done,
+			(unsigned long long)fixed, lp.dmin, lp.dmax);
+	CHECK(lp.done * 100 >= fixed * 97);
+
+	loop_new(SIM_DEV_SSD, 1000, 32, 32, false);
+	loop_mark();
+	loop_run(2 * S);
+	fixed = lp.done;
+	loop_new(SIM_DEV_SSD, 1000, 32, 128, true);
+	loop_mark();
+	loop_run(2 * S);
+	adaptive = lp.done;
+	if (adaptive * 100 < fixed * 97)
+		fprintf(stderr, "  ssd: %llu vs fixed 32 %llu, depth %u [%u, %u]\n",
+			(unsigned long long)adaptive, (unsigned long long)fixed,
+			lp.dc.depth, lp.dmin, lp.dmax);
+	CHECK(adaptive * 100 >= fixed * 97);
+}
+
+/* Latency flat with depth (as many servers as requests): depth_max. */
+static void t_unthrottled(void)
+{
+	static const u32 seeds[] = { 1, 32 };
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(seeds); i++) {
+		loop_new(SIM_DEV_FIFO, 100000, seeds[i], 256, true);
+		loop_run(2 * S);
+		CHECK_EQ(lp.dc.depth, 256);
+		loop_mark();
+		loop_run(3 * S);
+		CHECK(lp.dmin >= 254);
+	}
+}
+
+/* Demand below the depth: the controller learns nothing, moves nowhere. */
+static void t_unsaturated(void)
+{
+	struct fq_depth dc;
+	u64 now = 0;
+	int i;
+
+	fq_depth_init(&dc, 16, 64);
+	for (i = 0; i < 100000; i++) {
+		now += 50000;
+		fq_depth_complete(&dc, now, 100000 + (u64)(i % 7) * 10000,
+				  4096, false);
+	}
+	CHECK_EQ(dc.depth, 16);
+	CHECK_EQ(dc.changes, 0);
+	CHECK(dc.idle_epochs > 100);
+	CHECK_EQ(dc.epochs, 0);
+}
+
+/* Seeds and bounds are clamped; arbitrary input keeps depth in bounds. */
+static void t_bounds(void)
+{
+	struct fq_depth dc;
+	u64 now = 0, r = 99;
+	u32 d;
+	int i, k;
+
+	fq_depth_init(&dc, 0, 0);
+	CHECK_EQ(dc.depth, 1);
+	CHECK_EQ(dc.depth_max, 1);
+	fq_depth_init(&dc, 5000, 64);
+	CHECK_EQ(dc.depth, 64);
+	for (k = 0; k < 20; k++) {
+		fq_depth_init(&dc, (u32)(r % 100), 1 + (u32)(r % 300));
+		dc.depth_min = 1 + (u32)(r % 3) > dc.depth_max ? dc.depth_max :
+			       1 + (u32)(r % 3);
+		for (i = 0; i < 200000; i++) {
+			r ^= r << 13;
+			r ^= r >> 7;
+			r ^= r << 17;
+			now += r % 200000;
+			d = fq_depth_complete(&dc, now, r % 5000000,
+					      1 + (r >> 20) % (1 << 20),
+					      (r >> 8) % 8 != 0);
+			if (d < dc.depth_min || d > dc.depth_max) {
+				CHECK(d >= dc.depth_min && d <= dc.depth_max);
+				break;
+			}
+		}
+		CHECK(dc.epochs > 0);
+	}
+	/* a zero-length epoch and zero units do not divide by zero */
+	fq_depth_init(&dc, 4, 8);
+	dc.epoch_ns = 0;
+	for (i = 0; i < 1000; i++)
+		fq_depth_complete(&dc, 1000, 10, 0, true);
+	CHECK(dc.depth >= 1 && dc.depth <= 8);
+}
+
+static const struct fq_test_case cases[] = {
+	{ "converge", t_converge },
+	{ "reconverge", t_reconverge },
+	{ "random_devices", t_random_devices },
+	{ "throughput", t_throughput },
+	{ "unthrottled", t_unthrottled },
+	{ "noisy", t_noisy },
+	{ "unsaturated", t_unsaturated },
+	{ "bounds", t_bounds },
+};
+
+int main(int argc, char **argv)
+{
+	unsigned int i, passed = 0, failed = 0;
+
+	for (i = 0; i < ARRAY_SIZE(cases); i++) {
+		if (argc > 1 && strcmp(argv[1], cases[i].name))
+			continue;
+		fq_test_failed = 0;
+		fq_env_warnings = 0;
+		cases[i].fn();
+		if (fq_test_failed || fq_env_warnings) {
+			printf("FAIL %s\n", cases[i].name);
+			failed++;
+		} else {
+			printf("ok   %s\n", cases[i].name);
+			passed++;
+		}
+	}
+	sim_dev_free(&lp.dev);
+	printf("depth: %u passed, %u failed\n", passed, failed);
+	return failed ? 1 : 0;
+}
