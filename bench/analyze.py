@@ -371,14 +371,16 @@ def slowdown(m, alone_tput):
 # ------------------------------------------------------------ aggregation
 
 def select_runs(meas):
-    """With several runs: each table (disk, workload; the alone runs are
-    one table per disk) from the last run that measured it. Returns the
+    """With several runs: each table (disk, workload; the alone runs of
+    each disk and configuration) from the last run that measured it. Returns the
     kept measurements and {(dev, wl): run index}."""
+    def key(m):
+        return (m["dev"], m["wl"] if m["wl"] != "alone" else "alone:" + m["cfg"])
+
     src = {}
     for m in meas:
-        k = (m["dev"], m["wl"])
-        src[k] = max(src.get(k, -1), m["run"])
-    return [m for m in meas if src[(m["dev"], m["wl"])] == m["run"]], src
+        src[key(m)] = max(src.get(key(m), -1), m["run"])
+    return [m for m in meas if src[key(m)] == m["run"]], src
 
 
 def alone_table(meas):

@@ -704,7 +704,8 @@ est_s() {
 measure() {
 	local dev=$1 lower=$2 cfg=$3 wl=$4 rep=$5 fmt=json+ rc=0 out=$W/m
 	shift 5
-	if [ -n "$ONLY" ] && ! [[ "$dev/$wl/$cfg" =~ $ONLY ]]; then
+	# (an alone run is there because a measurement --only chose needs it)
+	if [ -n "$ONLY" ] && [ "$wl" != alone ] && ! [[ "$dev/$wl/$cfg" =~ $ONLY ]]; then
 		return 0
 	fi
 	NMEAS=$((NMEAS + 1))
@@ -893,10 +894,11 @@ declare -A ALONE_SPECS=()
 ALONE_CFGS=""
 ALONE_LIST=""
 
-alone_note() {	# alone_note WL CFG...: remember WL's specs for each CFG
-	local wl=$1 cfg _n spec _x
-	shift
+alone_note() {	# alone_note DEV WL CFG...: remember WL's specs for each CFG
+	local dev=$1 wl=$2 cfg _n spec _x
+	shift 2
 	for cfg in "$@"; do
+		[ -n "$ONLY" ] && ! [[ "$dev/$wl/$cfg" =~ $ONLY ]] && continue
 		[[ " $ALONE_CFGS " == *" $cfg "* ]] || ALONE_CFGS+=" $cfg"
 		while read -r _n spec _x; do
 			[[ " ${ALONE_SPECS[$cfg]:-} " == *" $spec "* ]] || ALONE_SPECS[$cfg]+=" $spec"
@@ -918,8 +920,7 @@ alone_flush() {	# alone_flush DEV LOWER: the alone runs of the disk
 # follow when the disk is done (alone_flush).
 bench_wl() {
 	round "$@"
-	shift 2
-	alone_note "$@"
+	alone_note "$1" "${@:3}"
 }
 
 # sweep DEV LOWER: workload 2 under fairq-cfq at each fixed depth
