@@ -18,7 +18,10 @@
 #
 # Settings come from /fairq/build/bench/guest.env (written by bench/run);
 # every one has a default below.
-TIMEOUT=3600
+# vm/run's per-test limit (this line wins over --test-timeout); bench/run
+# sets the whole VM's timeout from the plan.
+# shellcheck disable=SC2034
+TIMEOUT=7200
 
 set -u
 
@@ -231,7 +234,11 @@ cfg_up() {
 	CFG_NOTE=""
 	TARGET=/dev/$lower
 	case $cfg in
-	*:*) kv=${cfg#*:}; set -- "$@" ${kv//,/ }; cfg=${cfg%%:*} ;;
+	*:*)
+		kv=${cfg#*:}
+		# shellcheck disable=SC2086
+		set -- "$@" ${kv//,/ }
+		cfg=${cfg%%:*} ;;
 	esac
 	case $cfg in
 	*@*) set -- "classify=${cfg#*@}" "$@"; cfg=${cfg%@*} ;;
@@ -270,7 +277,8 @@ cfg_up() {
 		echo "/dev/$lower" >"$d/backing" || return 1
 		kv=${cfg#fairq-}
 		set -- "policy=${kv%-rec}" "$@"
-		case $cfg in *-rec) set -- "$@" $FAIRQ_REC ;; esac
+		# shellcheck disable=SC2086
+		[[ $cfg == *-rec ]] && set -- "$@" $FAIRQ_REC
 		for kv in "$@"; do
 			echo "${kv#*=}" >"$d/${kv%%=*}" || { say "fairq: $kv refused"; return 1; }
 		done
@@ -414,10 +422,10 @@ wl_specs() {
 # /dev/DEV. Bash builtins only, no subshell: the sampler must not fork
 # while it measures (forks are slow under TCG).
 snap() {
-	local t _c u n s _i _io irq sirq st r1 r2 r3 r4 w1 w2 w3 _rest
+	local t _c u n s _i _io irq sirq st r1 r3 w1 w3 _rest
 	t=${EPOCHREALTIME/./}
 	read -r _c u n s _i _io irq sirq st _rest </proc/stat
-	read -r r1 r2 r3 r4 w1 w2 w3 _rest <"/sys/block/$1/stat"
+	read -r r1 _ r3 _ w1 _ w3 _rest <"/sys/block/$1/stat"
 	SNAP="$((10#$t)) $((u + n + s + irq + sirq + st)) $r1 $r3 $w1 $w3"
 }
 
@@ -442,7 +450,7 @@ procio() {
 			done <"$t/io" 2>/dev/null
 			# A task that is exiting has no io to read: leave it out
 			# rather than count it as 0 bytes.
-			[ -n "$rb" ] && [ -n "$wb" ] || continue
+			if [ -z "$rb" ] || [ -z "$wb" ]; then continue; fi
 			PROCIO+="${d#/proc/}:${t##*/}:$rb:$wb "
 		done
 	done
@@ -639,7 +647,7 @@ stats_json() {
 				fsep=,
 				continue
 			fi
-			[ -n "$k" ] && [ -z "$rest" ] || continue
+			if [ -z "$k" ] || [ -n "$rest" ]; then continue; fi
 			[[ $v =~ ^[0-9]+$ ]] || v="\"$v\""
 			STATS+="$sep\"$k\":$v"
 			sep=,
@@ -680,7 +688,7 @@ stuck_report() {
 	[ -r "/sys/block/$FQNAME/fairq/stats" ] && cat "/sys/block/$FQNAME/fairq/stats"
 	for p in /proc/[0-9]*; do
 		read -r st <"$p/stat" 2>/dev/null || continue
-		case $st in *" D "*) echo "# D-state: $st"; cat "$p/stack" 2>/dev/null | head -n 12 ;; esac
+		case $st in *" D "*) echo "# D-state: $st"; head -n 12 "$p/stack" 2>/dev/null ;; esac
 	done 2>/dev/null | head -n 80
 	echo "# ---- end stuck ----"
 }
@@ -987,7 +995,7 @@ plan_full() {
 	# setting (hw_queue_depth 1, 2, 4 at the same service time); the
 	# unthrottled null_blk shows what the guest's CPU drives.
 	for m in 1 2 4; do
-		# shellcheck disable=SC2046
+		# shellcheck disable=SC2046,SC2086
 		nullb_make "nbc$m" $(nb_bound_args "$m") || continue
 		measure "calib-nullb-qd$m" "nbc$m" none w1 1
 		nullb_drop "nbc$m"
@@ -1001,17 +1009,17 @@ plan_full() {
 	# The device-bound null_blk: every workload but 5-7, every
 	# competitor; workload 4 also as cgroups (io.cost's and bfq's
 	# weights are per cgroup); then the depth sweep.
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086
 	if nullb_make nbl $(nb_bound_args); then
-		# shellcheck disable=SC2046
+		# shellcheck disable=SC2046,SC2086
 		bench_wl nullb-lat nbl w1 $COMP_ALL dm-linear $(fq_cfgs $FQ_ALL)
-		# shellcheck disable=SC2046
+		# shellcheck disable=SC2046,SC2086
 		bench_wl nullb-lat nbl w2 $COMP_ALL dm-linear $(fq_cfgs $FQ_MAIN)
 		for w in w3 w4; do
-			# shellcheck disable=SC2046
+			# shellcheck disable=SC2046,SC2086
 			bench_wl nullb-lat nbl "$w" $COMP_ALL $(fq_cfgs $FQ_MAIN)
 		done
-		# shellcheck disable=SC2046
+		# shellcheck disable=SC2046,SC2086
 		bench_wl nullb-lat nbl w4cg bfq iocost $(fq_cfgs fairq-cfq@cgroup)
 		alone_flush nullb-lat nbl
 		sweep nullb-lat nbl
@@ -1025,7 +1033,7 @@ plan_full() {
 	# of 1,024 flows completes enough I/Os for a fairness figure, and a
 	# longer window. 1,024 threads take ~2 minutes to start and stop
 	# under TCG: one repetition of those.
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086
 	if nullb_make nbs $(nb_bound_args "$SCALE_QD"); then
 		rt=$RUNTIME
 		RUNTIME=$SCALE_RUNTIME
@@ -1036,7 +1044,7 @@ plan_full() {
 			# seconds, reading a thousand /proc/TID/io files takes
 			# seconds); the sampler stops it after the window.
 			fio_common $((30 + n / 16))
-			# shellcheck disable=SC2046
+			# shellcheck disable=SC2046,SC2086
 			round nullb-lat32 nbs "w7-$n" mq-deadline $(fq_cfgs fairq-cfq@pid)
 			REPS=$reps
 		done
@@ -1046,11 +1054,11 @@ plan_full() {
 	fi
 
 	# Workload 5: ext4 on a memory-backed twin of the device-bound disk.
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086
 	if nullb_make nbm $(nb_bound_args | sed 's/size=[0-9]*/size=512/') memory_backed=1; then
 		[ "$PLAN_ONLY" = 1 ] ||
 			mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=1,lazy_journal_init=1 /dev/nbm
-		# shellcheck disable=SC2046
+		# shellcheck disable=SC2046,SC2086
 		bench_wl nullb-lat-mem nbm w5 mq-deadline bfq iocost \
 			$(fq_cfgs fairq-cfq fairq-cfq@cgroup)
 		alone_flush nullb-lat-mem nbm
@@ -1058,16 +1066,16 @@ plan_full() {
 	fi
 
 	# The throttled virtio disk.
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086
 	bench_wl virtio vdc w2 $COMP_BEST dm-linear $(fq_cfgs $FQ_MAIN)
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086
 	bench_wl virtio vdc w3 mq-deadline-nr bfq bfq-nr-thru $(fq_cfgs $FQ_MAIN)
 	alone_flush virtio vdc
 	sweep virtio vdc
 
 	# nbd over fairq-nbd's device model.
 	if nbd_up; then
-		# shellcheck disable=SC2046
+		# shellcheck disable=SC2046,SC2086
 		bench_wl nbd nbd0 w2 mq-deadline-nr bfq-nr-thru $(fq_cfgs $FQ_MAIN)
 		alone_flush nbd nbd0
 		sweep nbd nbd0
@@ -1076,9 +1084,9 @@ plan_full() {
 
 	# Overhead: unthrottled (CPU-bound) null_blk.
 	if nullb_make nfast size="$NB_SIZE" blocksize=4096 submit_queues=1 irqmode=0 hw_queue_depth=64; then
-		# shellcheck disable=SC2046
+		# shellcheck disable=SC2046,SC2086
 		round nullb-fast nfast w6qd1 none dm-linear $(fq_cfgs fairq-cfq)
-		# shellcheck disable=SC2046
+		# shellcheck disable=SC2046,SC2086
 		round nullb-fast nfast w6qd32 none dm-linear $(fq_cfgs fairq-cfq)
 		nullb_drop nfast
 	fi
@@ -1091,13 +1099,15 @@ plan_full() {
 plan_tune() {
 	local variants=() v i w
 	IFS='|' read -r -a variants <<<"${BENCH_TUNE:-$FAIRQ_REC}"
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086
 	nullb_make nbl $(nb_bound_args) || return 0
 	for w in ${BENCH_TUNE_WLS:-w2}; do
 		for i in "${!variants[@]}"; do
 			FAIRQ_REC=${variants[i]}
 			say "variant t$i: $FAIRQ_REC"
+			# shellcheck disable=SC2086
 			round "nullb-lat#t$i" nbl "$w" ${BENCH_TUNE_CFGS:-fairq-cfq-rec}
+			# shellcheck disable=SC2086
 			round "virtio#t$i" vdc "$w" ${BENCH_TUNE_CFGS:-fairq-cfq-rec}
 		done
 	done
