@@ -515,10 +515,11 @@ sampler() {
 	# thread runs through the whole window.
 	FIO_PID="" FIO_STOP=""
 	[ "$SAMPLE_NJOBS" -gt 0 ] && wait_threads "$SAMPLE_NJOBS" && pause_until $((FIO_T + 1000000))
-	# Workload 5's two fio runs are started apart, and under TCG one of
-	# them could start seconds after the other (in the run of 09:23 the
-	# reader started after the writer had finished, in 4 of 15): the
-	# window opens only when both are up (a main and a job process each).
+	# The cgroup workloads' fio runs (one per job) are started apart, and
+	# under TCG one of them could start seconds after another (in the run
+	# of 09:23 workload 5's reader started after the writer had finished,
+	# in 4 of 15): the window opens only when all are up (a main and a job
+	# process each).
 	[ "$SAMPLE_NPROCS" -gt 0 ] && wait_procs "$SAMPLE_NPROCS" && pause_until $((FIO_T + 1000000))
 	t0=${EPOCHREALTIME/./}
 	t0=$((10#$t0))
