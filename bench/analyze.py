@@ -751,12 +751,12 @@ def section_sweep(agg, runs, dev):
     if not keys:
         return ""
     rows = [[sweep_depth(k[2]), fmt(agg[k]["lower_iops"]), fmt(agg[k]["light_p99_us"]),
-             fmt(agg[k]["light_p50_us"]), fmt(agg[k]["G"], 2), agg[k]["n"]] for k in keys]
+             fmt(agg[k]["light_p50_us"]), agg[k]["n"]] for k in keys]
     s = (f"#### {dev}: depth sweep, fairq-cfq at a fixed depth, workload 2\n\n")
     if len(runs) > 1:
         s += f"(from run {run_note(runs, agg[keys[0]])})\n\n"
     return s + md_table(["depth", "total IOPS (lower)", "light p99 us",
-                         "light p50 us", "G", "n"], rows) + "\n"
+                         "light p50 us", "n"], rows) + "\n"
 
 
 def w5_extra(agg, keys):
