@@ -695,8 +695,10 @@ stuck_report() {
 }
 
 # est_s WL: the seconds one measurement of WL is expected to take under
-# TCG (bench/run adds them up for the planned time; calibrated on the
-# run of 2026-12-04: fio start and exit, set-up and teardown ~OVH_S).
+# TCG (bench/run adds them up for the planned time). OVH_S (fio's start
+# and exit, set-up, teardown) is on the safe side: in the partial runs of
+# 2026-12-04 a plain measurement took RAMP + RUNTIME + 1 + 3..7 s, and 22
+# measurements planned at 289 s took 206 s.
 est_s() {
 	local n=0 x=0 s
 	case $1 in w7-*) n=${1#w7-} ;; esac
