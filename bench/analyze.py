@@ -3,12 +3,27 @@
 """Turn bench/guest.sh's BENCH lines into results.json, results.md and
 PNG plots (gnuplot).
 
-usage: bench/analyze.py --out DIR [--date D] [--host H] [--qemu Q] RAW
+usage: bench/analyze.py --out DIR RAW [RAW...]
 
-RAW holds the guest's lines: BENCH_INFO {...}, BENCH {...} (one per
-measurement, with fio's own JSON inside), BENCH_ERR {...}, BENCH_DONE.
-Every figure is the median over the repetitions of one (device,
+Each RAW holds one run's lines: BENCH_INFO {...}, BENCH {...} (one per
+measurement, with fio's own JSON inside), BENCH_ERR {...}, BENCH_DONE, and
+bench/run's BENCH_HOST {...} (the run's label, the VM's exit status, the
+host). With several RAW files (bench/run --merge), each table (one disk,
+one workload) comes whole from the last run that measured it, and says
+which. Every figure is the median over the repetitions of one (disk,
 workload, configuration); the repetitions were interleaved in the guest.
+
+What is counted:
+- totals: the lower device's own counters (/sys/block/X/stat) over the
+  measured window, and fairq's stats (done_reqs, done_bytes) over the same
+  window; fio's per-job figures are each over that job's own runtime and
+  are never summed into a total (shown beside it only where the two
+  disagree by more than 5%).
+- per job: its bytes in the window (/proc/TID/io), and its slowdown
+  s_i = throughput with the others / throughput alone (the "alone" run of
+  its job spec on the same disk and configuration); the guarantee
+  G = min_i s_i / (w_i / sum w); Jain's index over s_i / (w_i / sum w)
+  (over s_i where the weights are equal) and over the window bytes / w_i.
 Targets are printed PASS/MISS; nothing here fails the build.
 """
 
@@ -22,27 +37,39 @@ import subprocess
 import sys
 
 # The fairq configurations the targets are evaluated for: the defaults
-# and the recommended tunables.
+# (the headline) and the recommended tunables.
+HEADLINE_FQ = "fairq-cfq"
 FQ_TARGET_CFGS = ["fairq-cfq", "fairq-cfq-rec"]
-CFG_ORDER = ["none", "mq-deadline", "bfq", "kyber", "dm-linear",
+CFG_ORDER = ["none", "mq-deadline", "mq-deadline-nr", "bfq", "bfq-nr",
+             "bfq-nr-thru", "kyber", "kyber-nr", "iocost", "dm-linear",
              "fairq-fifo", "fairq-cfq", "fairq-sfq", "fairq-cfq-rec",
              "fairq-sfq-rec"]
+# Where the -rec tunables were chosen (bench/README.md): their figures
+# there are not a score.
+TUNING_SET = {("nullb-lat", "w1"), ("nullb-lat", "w2")}
 WL_TITLE = {
     "w1": "1: four random 4 KiB readers, iodepth 32 each",
     "w2": "2: synchronous reader (psync, iodepth 1) vs reader at iodepth 32",
-    "w2alone": "2 (reference): the synchronous reader alone",
     "w3": "3: 4 KiB random reader (iodepth 16) vs 1 MiB sequential reader "
           "(iodepth 4) - byte fairness",
     "w4": "4: readers at best-effort 0, 4, 7 and one idle-class reader "
           "(iodepth 8 each)",
-    "w5": "5: buffered writer (cgroup bench-w) vs direct 4 KiB reader "
-          "(cgroup bench-r, iodepth 4), ext4",
+    "w4cg": "4 as cgroups: the same readers, each in its own cgroup with "
+            "weight 200, 100, 25 and 1 (io.weight, io.bfq.weight, fairq's "
+            "cgroup_weights)",
+    "w5": "5: buffered writer (cgroup bench-writer) vs direct 4 KiB reader "
+          "(cgroup bench-reader, iodepth 4), ext4",
     "w6qd1": "6: overhead, one 4 KiB random reader, iodepth 1",
     "w6qd32": "6: overhead, one 4 KiB random reader, iodepth 32",
 }
-# fairq's weights per best-effort level: weight = 8 - level (sched/).
-W4_WEIGHTS = {"be0": 8, "be4": 4, "be7": 1}
+# Weights of the weighted workloads. Workload 4: fairq's weight per
+# best-effort level, 25 x (8 - level) (sched/fq_sched.h); the idle class
+# has no weight, so no guarantee: it is reported, not in G or Jain.
+# Workload 4 as cgroups: the cgroups' weights (bench/guest.sh CG_WEIGHT).
+W4_WEIGHTS = {"be0": 200, "be4": 100, "be7": 25}
+W4CG_WEIGHTS = {"be0": 200, "be4": 100, "be7": 25, "idle": 1}
 DEVICE_BOUND = ["nullb-lat", "virtio", "nbd", "nullb-lat-mem"]
+DISAGREE = 0.05     # lower device vs fio sum: shown when further apart
 
 
 def median(xs):
@@ -50,15 +77,32 @@ def median(xs):
     return statistics.median(xs) if xs else None
 
 
+def base_cfg(c):
+    return c.split("@")[0].split(":")[0]
+
+
+def is_fairq(c):
+    return c.startswith("fairq")
+
+
+def is_sweep(c):
+    return ":depth=" in c
+
+
+def sweep_depth(c):
+    return int(c.split(":depth=")[1].split(",")[0])
+
+
 def cfg_key(c):
-    base = c.split("@")[0]
-    return (CFG_ORDER.index(base) if base in CFG_ORDER else 99, c)
+    b = base_cfg(c)
+    return (CFG_ORDER.index(b) if b in CFG_ORDER else 99,
+            sweep_depth(c) if is_sweep(c) else 0, c)
 
 
 def wl_key(w):
     if w.startswith("w7-"):
         return (7, int(w[3:]))
-    order = ["w1", "w2", "w2alone", "w3", "w4", "w5", "w6qd1", "w6qd32"]
+    order = ["w1", "w2", "w3", "w4", "w4cg", "w5", "w6qd1", "w6qd32"]
     return (order.index(w) if w in order else 50, 0)
 
 
@@ -69,6 +113,15 @@ def jain(xs):
     return sum(xs) ** 2 / (len(xs) * sum(x * x for x in xs))
 
 
+def weights(wl, names):
+    """name -> weight, for the jobs that have a guarantee."""
+    if wl == "w4":
+        return {n: W4_WEIGHTS[n] for n in names if n in W4_WEIGHTS}
+    if wl == "w4cg":
+        return {n: W4CG_WEIGHTS[n] for n in names if n in W4CG_WEIGHTS}
+    return {n: 1 for n in names}
+
+
 def fmt(v, nd=0, unit=""):
     if v is None:
         return "-"
@@ -77,6 +130,14 @@ def fmt(v, nd=0, unit=""):
     if nd == 0:
         return f"{v:,.0f}{unit}"
     return f"{v:,.{nd}f}{unit}"
+
+
+def parse_size(s):
+    s = str(s or "4k").strip().lower()
+    mult = {"k": 1024, "m": 1 << 20, "g": 1 << 30}
+    if s and s[-1] in mult:
+        return int(float(s[:-1]) * mult[s[-1]])
+    return int(s) if s.isdigit() else 4096
 
 
 # ---------------------------------------------------------------- parsing
@@ -98,45 +159,57 @@ def job_figures(job):
                 return v / 1000.0
         return None
 
-    bins = clat.get("bins")
+    opts = job.get("job options", {}) or {}
     return {
         "name": job.get("jobname"),
         "error": job.get("error", 0),
-        "ioprio": job.get("job options", {}).get("prio"),
+        "ioprio": opts.get("prio"),
+        "bs": parse_size(opts.get("bs")),
         "io_bytes": io_bytes,
         "ios": ios,
         "runtime_ms": runtime_ms,
         "iops": rd.get("iops", 0) + wr.get("iops", 0),
-        "bw_kib": rd.get("bw", 0) + wr.get("bw", 0),
+        "bw_bytes": rd.get("bw_bytes", 0) + wr.get("bw_bytes", 0),
         "clat_mean_us": clat.get("mean", 0) / 1000.0 if clat else None,
         "p50_us": p(50), "p90_us": p(90), "p99_us": p(99),
         "p999_us": p(99.9),
-        "percentiles_us": {k: v / 1000.0 for k, v in pct.items()},
         "usr_cpu": job.get("usr_cpu"), "sys_cpu": job.get("sys_cpu"),
-        "ctx": job.get("ctx"),
-        "_bins": bins,
+        "_bins": clat.get("bins"),
     }
 
 
-def parse(path):
-    info, meas, errs, done = {}, [], [], None
-    with open(path, errors="replace") as f:
-        for line in f:
-            tag, _, rest = line.partition(" ")
-            try:
-                obj = json.loads(rest) if rest.strip() else {}
-            except json.JSONDecodeError as e:
-                print(f"analyze: unreadable {tag} line ({e})", file=sys.stderr)
-                continue
-            if tag == "BENCH_INFO":
-                info = obj
-            elif tag == "BENCH_ERR":
-                errs.append(obj)
-            elif tag == "BENCH_DONE":
-                done = obj
-            elif tag == "BENCH":
-                meas.append(measurement(obj))
-    return info, meas, errs, done
+def parse(paths):
+    """Every RAW file's lines; each measurement is tagged with its run."""
+    runs, meas, errs = [], [], []
+    for i, path in enumerate(paths):
+        run = {"label": os.path.basename(path), "info": {}, "done": None,
+               "host": {}, "index": i}
+        with open(path, errors="replace") as f:
+            for line in f:
+                tag, _, rest = line.partition(" ")
+                if not tag.startswith("BENCH"):
+                    continue
+                try:
+                    obj = json.loads(rest) if rest.strip() else {}
+                except json.JSONDecodeError as e:
+                    print(f"analyze: unreadable {tag} line ({e})", file=sys.stderr)
+                    continue
+                if tag == "BENCH_INFO":
+                    run["info"] = obj
+                elif tag == "BENCH_HOST":
+                    run["host"] = obj
+                    run["label"] = obj.get("run", run["label"])
+                elif tag == "BENCH_ERR":
+                    obj["run"] = i
+                    errs.append(obj)
+                elif tag == "BENCH_DONE":
+                    run["done"] = obj
+                elif tag == "BENCH":
+                    m = measurement(obj)
+                    m["run"] = i
+                    meas.append(m)
+        runs.append(run)
+    return runs, meas, errs
 
 
 def measurement(obj):
@@ -152,57 +225,58 @@ def measurement(obj):
             k = j["name"]
             j["name"] = f"{k}.{seen.get(k, 0)}"
             seen[k] = seen.get(k, 0) + 1
+    specs = dict(e.split(":", 1) for e in (obj.get("specs") or "").split()
+                 if ":" in e)
+    for j in jobs:
+        j["spec"] = specs.get(j["name"].split(".")[0])
     win = obj.get("win", {}) or {}
     m = {k: obj.get(k) for k in ("dev", "cfg", "wl", "rep", "rc", "wall_s",
                                  "lower", "target", "args", "err")}
     m["win"] = win
-    m["fairq_stats"] = obj.get("fairq", {})
+    m["fairq_stats"] = obj.get("fairq", {}) or {}
     m["slab"] = obj.get("slab", "")
     m["jobs"] = jobs
     m["w5_cgroups"] = obj.get("w5_cgroups", "")
-    m["overlap_ms"] = fio_overlap_ms(obj) if obj.get("wl") == "w5" else None
-    window_bytes(m, obj.get("procio"))
+    window_bytes(m, obj.get("procio"), obj.get("cgprocs", ""))
     ms = win.get("ms") or 0
     nio = (win.get("reads", 0) or 0) + (win.get("writes", 0) or 0)
+    nbytes = ((win.get("rsect", 0) or 0) + (win.get("wsect", 0) or 0)) * 512
     m["lower_iops"] = nio * 1000.0 / ms if ms else None
-    m["lower_mib_s"] = ((win.get("rsect", 0) + win.get("wsect", 0)) * 512
-                        / 1048576 * 1000.0 / ms) if ms else None
+    m["lower_mib_s"] = nbytes / 1048576 * 1000.0 / ms if ms else None
+    m["lower_write_mib_s"] = ((win.get("wsect", 0) or 0) * 512 / 1048576
+                              * 1000.0 / ms) if ms else None
     m["cpu_ms"] = win.get("cpu_ms")
     m["cpu_us_per_io"] = (win["cpu_ms"] * 1000.0 / nio
                           if nio and win.get("cpu_ms") is not None else None)
-    m["total_iops"] = sum(j["iops"] for j in jobs)
-    m["total_mib_s"] = sum(j["bw_kib"] for j in jobs) / 1024.0
+    # fairq's own count of what it completed in the window.
+    f0, f1 = obj.get("fairq0") or {}, m["fairq_stats"]
+    m["fq_iops"] = m["fq_mib_s"] = None
+    if ms and "done_reqs" in f0 and "done_reqs" in f1:
+        m["fq_iops"] = (f1["done_reqs"] - f0["done_reqs"]) * 1000.0 / ms
+        m["fq_mib_s"] = ((f1["done_bytes"] - f0["done_bytes"]) / 1048576
+                         * 1000.0 / ms)
+    # fio's sum of per-job rates: for comparison only, never the total.
+    m["fio_sum_iops"] = sum(j["iops"] for j in jobs)
+    m["fio_sum_mib_s"] = sum(j["bw_bytes"] for j in jobs) / 1048576
+    # Each job's throughput: its bytes in the window; fio's own rate only
+    # where the window did not record it (and for the alone runs, whose
+    # jobs run one after the other, each alone for its whole runtime).
+    for j in jobs:
+        if m["wl"] != "alone" and j.get("win_bytes") is not None and ms:
+            j["tput"], j["tput_src"] = j["win_bytes"] * 1000.0 / ms, "window"
+        else:
+            j["tput"], j["tput_src"] = float(j["bw_bytes"]), "fio"
     derive_fairness(m)
     return m
 
 
-def fio_overlap_ms(obj):
-    """Workload 5 runs two fio processes: how long both ran at once, from
-    each one's end time (its JSON's timestamp_ms) and its jobs' runtime
-    plus ramp. Before the sampler waited for both (runs up to 2026-12-03
-    09:23), one of them could start after the other had finished."""
-    spans = []
-    for fj in obj.get("fio", []):
-        end = fj.get("timestamp_ms")
-        rt = max((j.get("job_runtime", 0) for j in fj.get("jobs", [])), default=0)
-        ramp = max((int(str((j.get("job options") or {}).get("ramp_time", 0)).rstrip("s") or 0)
-                    for j in fj.get("jobs", [])), default=0)
-        if end:
-            spans.append((end - rt - ramp * 1000, end))
-    if len(spans) < 2:
-        return None
-    return min(e for _, e in spans) - max(b for b, _ in spans)
-
-
-def window_bytes(m, procio):
+def window_bytes(m, procio, cgprocs):
     """Each job's bytes within the sampler's window, from the fio tasks'
-    /proc/TID/io read_bytes + write_bytes at its start and end. fio's own
-    per-job figures are over each job's own runtime, which starts when that
-    job starts: a job that is starved at first (the idle-class reader) is
-    then measured later, over a different stretch of time, than the others.
-    Jobs are the last len(jobs) task ids in creation order (fio's main
-    process and its helper thread come first); workload 5's two fio runs
-    are told apart by direction."""
+    /proc/TID/io read_bytes + write_bytes at its start and end. Jobs of a
+    cgroup workload (one fio per job, in cgroup bench-NAME) are the tasks
+    of the processes that were in that cgroup (cgprocs "NAME:PID,PID ...");
+    the others are the last len(jobs) task ids in creation order (fio's
+    main process and its helper thread come first)."""
     for j in m["jobs"]:
         j["win_bytes"] = None
     if not procio or len(procio) < 2 or not procio[1]:
@@ -213,96 +287,139 @@ def window_bytes(m, procio):
         for e in text.split():
             f = e.split(":")
             if len(f) == 4:
-                t[int(f[1])] = (int(f[2]), int(f[3]))
+                t[(int(f[0]), int(f[1]))] = (int(f[2]), int(f[3]))
         return t
 
     a, b = table(procio[0]), table(procio[1])
     delta = {}
-    for tid, (rb, wb) in b.items():
-        ra, wa = a.get(tid, (0, 0))
-        delta[tid] = (rb - ra, wb - wa)
+    for key, (rb, wb) in b.items():
+        ra, wa = a.get(key, (0, 0))
+        delta[key] = rb - ra + wb - wa
     jobs = m["jobs"]
-    if m["wl"] == "w5":
+    if cgprocs:
+        members = {}
+        for e in cgprocs.split():
+            name, _, pids = e.partition(":")
+            members[name] = {int(p) for p in pids.split(",") if p}
         for j in jobs:
-            k = 1 if j["name"] == "writer" else 0
-            best = max(delta.values(), key=lambda d: d[k], default=None)
-            j["win_bytes"] = best[k] if best else None
+            pids = members.get(j["name"])
+            if pids:
+                j["win_bytes"] = sum(d for (pid, _), d in delta.items()
+                                     if pid in pids)
         return
-    tids = sorted(set(a) | set(b))
+    tids = sorted({k[1] for k in set(a) | set(b)})
     if len(tids) < len(jobs):
         return
+    bytid = {k[1]: d for k, d in delta.items()}
     for j, tid in zip(jobs, tids[-len(jobs):]):
-        d = delta.get(tid)
-        j["win_bytes"] = sum(d) if d else None
+        j["win_bytes"] = bytid.get(tid)
 
 
 def derive_fairness(m):
-    """Jain's index and max/min over each process's throughput in bytes
-    (workload 4: divided by its weight; the idle-class reader is left
-    out and reported as its own share)."""
+    """Jain's index over each job's window bytes divided by its weight (the
+    jobs with a guarantee), max/min, the light reader's figures."""
     jobs = m["jobs"]
-    if m["wl"] == "w4":
-        fair = [j for j in jobs if j["name"] in W4_WEIGHTS]
-        xs = [j["bw_kib"] / W4_WEIGHTS[j["name"]] for j in fair]
-        win = all(j.get("win_bytes") is not None for j in jobs)
-        val = (lambda j: j["win_bytes"]) if win else (lambda j: j["bw_kib"])
-        tot = sum(val(j) for j in jobs) or 1
-        wsum = sum(W4_WEIGHTS.values())
-        m["w4_share"] = {j["name"]: val(j) / tot for j in jobs}
-        be_tot = sum(val(j) for j in fair) or 1
-        m["w4_dev"] = {j["name"]: (val(j) / be_tot)
-                       / (W4_WEIGHTS[j["name"]] / wsum) - 1 for j in fair}
-    else:
-        xs = [j["bw_kib"] for j in jobs]
-    m["jain_fio"] = jain(xs) if len(xs) > 1 else None
-    # The same over the common window, when every job's bytes are known.
-    wjobs = [j for j in jobs if m["wl"] != "w4" or j["name"] in W4_WEIGHTS]
-    if len(wjobs) > 1 and all(j.get("win_bytes") is not None for j in wjobs):
-        wx = [j["win_bytes"] / (W4_WEIGHTS[j["name"]] if m["wl"] == "w4" else 1)
-              for j in wjobs]
-        m["jain_win"] = jain(wx)
+    ws = weights(m["wl"], [j["name"] for j in jobs])
+    fair = [j for j in jobs if j["name"] in ws]
+    m["jain_fio"] = jain([j["bw_bytes"] / ws[j["name"]] for j in fair]) \
+        if len(fair) > 1 else None
+    m["jain"], m["win_share"], m["maxmin"] = None, None, None
+    if len(fair) > 1 and all(j.get("win_bytes") is not None for j in jobs):
+        xs = [j["win_bytes"] / ws[j["name"]] for j in fair]
+        m["jain"] = jain(xs)
+        lo, hi = min(xs), max(xs)
+        m["maxmin"] = hi / lo if lo > 0 else float("inf")
         tot = sum(j["win_bytes"] for j in jobs) or 1
         m["win_share"] = {j["name"]: j["win_bytes"] / tot for j in jobs}
-    else:
-        m["jain_win"], m["win_share"] = None, None
-    # Jain's index as reported: the common window's where there is one.
-    m["jain"] = m["jain_win"] if m["jain_win"] is not None else m["jain_fio"]
+    if m["wl"] in ("w4", "w4cg") and m["win_share"]:
+        be_tot = sum(m["win_share"][n] for n in W4_WEIGHTS) or 1
+        wsum = sum(W4_WEIGHTS.values())
+        m["w4_dev"] = {n: (m["win_share"][n] / be_tot)
+                       / (W4_WEIGHTS[n] / wsum) - 1 for n in W4_WEIGHTS}
     # What counting noise alone gives: each of n jobs completes a Poisson
     # number of I/Os with mean mu, so E[Jain] ~ 1 / (1 + 1/mu).
     ios = [j["ios"] for j in jobs]
     mu = sum(ios) / len(ios) if ios else 0
     m["jain_noise"] = 1 / (1 + 1 / mu) if mu > 0 else None
     m["ios_per_job"] = mu
-    lo, hi = (min(xs), max(xs)) if xs else (0, 0)
-    m["maxmin"] = (hi / lo if lo > 0 else float("inf")) if len(xs) > 1 else None
     light = next((j for j in jobs if j["name"] in ("light", "reader")), None)
     m["light_p50_us"] = light["p50_us"] if light else None
     m["light_p99_us"] = light["p99_us"] if light else None
-    tot = sum(j["bw_kib"] for j in jobs)
-    m["light_share"] = light["bw_kib"] / tot if light and tot else None
-    if light and m.get("win_share"):
-        m["light_share"] = m["win_share"].get(light["name"])
+    m["light_share"] = (m["win_share"] or {}).get(light["name"]) if light else None
+
+
+def slowdown(m, alone_tput):
+    """s_i, G and Jain over the weight-normalised s_i; alone_tput(spec)
+    is the job spec's throughput alone (bytes/s) or None."""
+    jobs = m["jobs"]
+    m["slowdown"], m["G"], m["jain_s"] = {}, None, None
+    if len(jobs) < 2 or m["wl"].startswith("w7-"):
+        return
+    for j in jobs:
+        a = alone_tput(j["spec"]) if j.get("spec") else None
+        if a:
+            m["slowdown"][j["name"]] = j["tput"] / a
+    ws = weights(m["wl"], [j["name"] for j in jobs])
+    if not ws or any(n not in m["slowdown"] for n in ws):
+        return
+    wsum = sum(ws.values())
+    norm = [m["slowdown"][n] / (w / wsum) for n, w in ws.items()]
+    m["G"] = min(norm)
+    m["jain_s"] = jain(norm)
 
 
 # ------------------------------------------------------------ aggregation
 
+def select_runs(meas):
+    """With several runs: each table (disk, workload; the alone runs of
+    each disk and configuration) from the last run that measured it. Returns the
+    kept measurements and {(dev, wl): run index}."""
+    def key(m):
+        return (m["dev"], m["wl"] if m["wl"] != "alone" else "alone:" + m["cfg"])
+
+    src = {}
+    for m in meas:
+        src[key(m)] = max(src.get(key(m), -1), m["run"])
+    return [m for m in meas if src[key(m)] == m["run"]], src
+
+
+def alone_table(meas):
+    """(dev, cfg, spec) -> bytes/s alone (median over the alone runs)."""
+    acc = {}
+    for m in meas:
+        if m["wl"] != "alone" or m["rc"]:
+            continue
+        for j in m["jobs"]:
+            acc.setdefault((m["dev"], m["cfg"], j["name"]), []).append(j["tput"])
+    return {k: median(v) for k, v in acc.items()}
+
+
+def apply_slowdown(meas):
+    alone = alone_table(meas)
+    for m in meas:
+        if m["wl"] != "alone":
+            slowdown(m, lambda spec, m=m: alone.get((m["dev"], m["cfg"], spec)))
+    return alone
+
+
+AGG_KEYS = ("lower_iops", "lower_mib_s", "lower_write_mib_s", "fq_iops",
+            "fq_mib_s", "fio_sum_iops", "fio_sum_mib_s", "jain", "jain_fio",
+            "jain_s", "G", "maxmin", "light_p50_us", "light_p99_us",
+            "light_share", "cpu_us_per_io", "cpu_ms", "jain_noise",
+            "ios_per_job")
+
+
 def aggregate(meas):
     groups = {}
     for m in meas:
+        if m["wl"] == "alone":
+            continue
         groups.setdefault((m["dev"], m["wl"], m["cfg"]), []).append(m)
     agg = {}
     for key, ms in groups.items():
-        # Workload 5: a repetition in which the writer and the reader did
-        # not both run through the window measured nothing; leave it out.
-        W5_DROPPED[key] = sum(1 for m in ms if not w5_valid(m))
-        ms = [m for m in ms if w5_valid(m)]
-        if not ms:
-            continue
-        a = {"n": len(ms), "reps": [m["rep"] for m in ms]}
-        for k in ("total_iops", "total_mib_s", "jain", "jain_fio", "jain_win", "maxmin",
-                  "light_p50_us", "light_p99_us", "light_share",
-                  "lower_iops", "lower_mib_s", "cpu_us_per_io", "cpu_ms",
-                  "jain_noise", "ios_per_job"):
+        a = {"n": len(ms), "reps": [m["rep"] for m in ms], "run": ms[0]["run"],
+             "args": ms[0].get("args")}
+        for k in AGG_KEYS:
             a[k] = median([m.get(k) for m in ms])
         names = []
         for m in ms:
@@ -313,42 +430,33 @@ def aggregate(meas):
         for n in names:
             js = [j for m in ms for j in m["jobs"] if j["name"] == n]
             a["jobs"][n] = {k: median([j[k] for j in js])
-                            for k in ("iops", "bw_kib", "p50_us", "p99_us")}
+                            for k in ("iops", "bw_bytes", "tput", "p50_us",
+                                      "p99_us")}
+            a["jobs"][n]["bs"] = js[0]["bs"]
+            a["jobs"][n]["spec"] = js[0].get("spec")
+            a["jobs"][n]["s"] = median([m["slowdown"].get(n) for m in ms
+                                        if m.get("slowdown")])
         ws = [m["win_share"] for m in ms if m.get("win_share")]
         a["win_share"] = ({n: median([w.get(n) for w in ws]) for n in names}
-                          if len(ws) == len(ms) else None)
-        if key[1] == "w4":
-            a["w4_share"] = {n: median([m["w4_share"].get(n) for m in ms])
-                             for n in names}
-            a["w4_dev"] = {n: median([m["w4_dev"].get(n) for m in ms])
-                           for n in W4_WEIGHTS}
-        mem = [m["fairq_stats"].get("mem_bytes") for m in ms
-               if m["fairq_stats"]]
-        flows = [m["fairq_stats"].get("flows") for m in ms if m["fairq_stats"]]
-        a["fairq_mem_bytes"] = median(mem)
-        a["fairq_flows"] = median(flows)
-        a["fairq_flows_max"] = max([f for f in flows if f is not None],
-                                   default=None)
-        a["fairq_pool"] = median([m["fairq_stats"].get("flows_max") for m in ms
-                                  if m["fairq_stats"]])
+                          if ws else None)
+        if key[1] in ("w4", "w4cg"):
+            dv = [m["w4_dev"] for m in ms if m.get("w4_dev")]
+            a["w4_dev"] = ({n: median([d.get(n) for d in dv]) for n in W4_WEIGHTS}
+                           if dv else None)
+        st = [m["fairq_stats"] for m in ms if m["fairq_stats"]]
+        a["fairq_mem_bytes"] = median([s.get("mem_bytes") for s in st])
+        flows = [s.get("flows") for s in st if s.get("flows") is not None]
+        a["fairq_flows_max"] = max(flows, default=None)
+        a["fairq_pool"] = median([s.get("flows_max") for s in st])
         a["rc_nonzero"] = sum(1 for m in ms if m["rc"])
         if key[1] == "w5":
             a["w5_cgroups"] = next((m["w5_cgroups"] for m in ms
                                     if m.get("w5_cgroups")), "")
             a["w5_flows"] = [[ln.split()[0] + " " + next(
                 (f for f in ln.split() if f.startswith("bytes=")), "")
-                for ln in m["fairq_stats"].get("flow_lines") or []]
-                for m in ms if m["fairq_stats"]]
+                for ln in s.get("flow_lines") or []] for s in st]
         agg[key] = a
     return agg
-
-
-W5_DROPPED = {}
-
-
-def w5_valid(m):
-    ov, win = m.get("overlap_ms"), (m.get("win") or {}).get("ms")
-    return m["wl"] != "w5" or ov is None or not win or ov >= 0.9 * win
 
 
 def get(agg, dev, wl, cfg, k):
@@ -362,10 +470,48 @@ def ratio(x, y):
     return x / y
 
 
+def tput_unit(wl):
+    return "MiB/s" if wl in ("w3", "w5") else "IOPS"
+
+
+def total(a, wl):
+    """The table's total: the lower device's own count over the window."""
+    return a["lower_mib_s"] if tput_unit(wl) == "MiB/s" else a["lower_iops"]
+
+
+def fio_sum(a, wl):
+    return a["fio_sum_mib_s"] if tput_unit(wl) == "MiB/s" else a["fio_sum_iops"]
+
+
+def disagrees(a, wl):
+    t, f = total(a, wl), fio_sum(a, wl)
+    return t is not None and f is not None and t > 0 and abs(f / t - 1) > DISAGREE
+
+
+def competitors(agg, dev, wl):
+    return [k[2] for k in agg if k[0] == dev and k[1] == wl
+            and not is_fairq(k[2])]
+
+
+def best(agg, dev, wl, cfgs, val, low=False):
+    """(cfg, value) of the configuration among cfgs with the best val(a)."""
+    cand = [(c, val(agg[(dev, wl, c)])) for c in cfgs]
+    cand = [(c, v) for c, v in cand if v is not None]
+    if not cand:
+        return None, None
+    return (min if low else max)(cand, key=lambda cv: cv[1])
+
+
+def tuning(dev, wl, cfg):
+    return cfg.endswith("-rec") and (dev, wl) in TUNING_SET
+
+
 # ---------------------------------------------------------------- targets
 
 def targets(agg):
-    """[(target, config, figure text, PASS/MISS/n.a.)]"""
+    """[(target, config, figure text, PASS/MISS/n/a)]: fairq's defaults
+    and the -rec set (not on the tuning set), against the competitor
+    configuration that did best on the same disk and workload."""
     out = []
     devs = sorted({k[0] for k in agg})
     bound = [d for d in DEVICE_BOUND if d in devs]
@@ -374,40 +520,54 @@ def targets(agg):
         out.append((name, cfg, text,
                     "n/a" if ok is None else ("PASS" if ok else "MISS")))
 
+    def mqd(d, wl):
+        return [c for c in competitors(agg, d, wl) if base_cfg(c).startswith("mq-deadline")]
+
     for fq in FQ_TARGET_CFGS:
         for d in bound:
             for wl in ("w2", "w3", "w4"):
                 jf = get(agg, d, wl, fq, "jain")
-                jm = get(agg, d, wl, "mq-deadline", "jain")
-                jb = get(agg, d, wl, "bfq", "jain")
                 if jf is None:
                     continue
+                bc, bj = best(agg, d, wl, competitors(agg, d, wl), lambda a: a["jain"])
+                text = (f"{fq} {fmt(jf, 3)} (G {fmt(get(agg, d, wl, fq, 'G'), 2)}); "
+                        f"best competitor {bc} {fmt(bj, 3)}")
                 add(f"W{wl[1]} Jain >= 0.95 ({d})", fq,
-                    f"{fq} {fmt(jf, 3)}; mq-deadline {fmt(jm, 3)}; "
-                    f"bfq {fmt(jb, 3)}", jf >= 0.95)
+                    text + ("; tuning set, not scored" if tuning(d, wl, fq) else ""),
+                    None if tuning(d, wl, fq) else jf >= 0.95)
             dv = get(agg, d, "w4", fq, "w4_dev")
-            if dv:
-                worst = max(abs(v) for v in dv.values() if v is not None)
+            if dv and all(v is not None for v in dv.values()):
+                worst = max(abs(v) for v in dv.values())
                 add(f"W4 shares within 15% of weights 8:4:1 ({d})", fq,
-                    ", ".join(f"{n} {v * 100:+.0f}%" for n, v in dv.items()
-                              if v is not None), worst <= 0.15)
+                    ", ".join(f"{n} {v * 100:+.0f}%" for n, v in dv.items()),
+                    worst <= 0.15)
             pf = get(agg, d, "w2", fq, "light_p99_us")
-            pm = get(agg, d, "w2", "mq-deadline", "light_p99_us")
+            bc, pm = best(agg, d, "w2", mqd(d, "w2"), lambda a: a["light_p99_us"], low=True)
             if pf is not None and pm:
                 add(f"W2 light p99 <= 1/3 of mq-deadline's ({d})", fq,
-                    f"{fmt(pf)} us vs {fmt(pm)} us (ratio {pf / pm:.2f})",
-                    pf <= pm / 3)
-            tf = get(agg, d, "w1", fq, "total_iops")
-            tm = get(agg, d, "w1", "mq-deadline", "total_iops")
+                    f"{fmt(pf)} us vs {bc} {fmt(pm)} us (ratio {pf / pm:.2f})"
+                    + ("; tuning set, not scored" if tuning(d, "w2", fq) else ""),
+                    None if tuning(d, "w2", fq) else pf <= pm / 3)
+            tf = get(agg, d, "w1", fq, "lower_iops")
+            bc, tm = best(agg, d, "w1", mqd(d, "w1"), lambda a: a["lower_iops"])
             if tf is not None and tm:
                 add(f"W1 total >= 95% of mq-deadline's ({d})", fq,
-                    f"{fmt(tf)} vs {fmt(tm)} IOPS ({tf / tm * 100:.0f}%)",
-                    tf >= 0.95 * tm)
-        jf = get(agg, "nullb-bw-mem", "w5", fq + "@cgroup", "jain") \
-            if (("nullb-bw-mem", "w5", fq + "@cgroup") in agg) else None
-    fq = "fairq-cfq"
-    i_fq = get(agg, "nullb-fast", "w6qd32", fq, "total_iops")
-    i_dm = get(agg, "nullb-fast", "w6qd32", "dm-linear", "total_iops")
+                    f"{fmt(tf)} vs {bc} {fmt(tm)} IOPS, lower device ({tf / tm * 100:.0f}%)"
+                    + ("; tuning set, not scored" if tuning(d, "w1", fq) else ""),
+                    None if tuning(d, "w1", fq) else tf >= 0.95 * tm)
+    # Workload 5: the writer's and the reader's cgroups (classify=cgroup).
+    for d in bound:
+        cfg = HEADLINE_FQ + "@cgroup"
+        jf = get(agg, d, "w5", cfg, "jain")
+        if jf is None:
+            continue
+        bc, bj = best(agg, d, "w5", competitors(agg, d, "w5"), lambda a: a["jain"])
+        add(f"W5 Jain >= 0.95, writer vs reader by cgroup ({d})", cfg,
+            f"{cfg} {fmt(jf, 3)} (G {fmt(get(agg, d, 'w5', cfg, 'G'), 2)}); "
+            f"best competitor {bc} {fmt(bj, 3)}", jf >= 0.95)
+    fq = HEADLINE_FQ
+    i_fq = get(agg, "nullb-fast", "w6qd32", fq, "lower_iops")
+    i_dm = get(agg, "nullb-fast", "w6qd32", "dm-linear", "lower_iops")
     c_fq = get(agg, "nullb-fast", "w6qd32", fq, "cpu_us_per_io")
     c_dm = get(agg, "nullb-fast", "w6qd32", "dm-linear", "cpu_us_per_io")
     if i_fq is not None and i_dm:
@@ -424,14 +584,11 @@ def targets(agg):
             j16 = get(agg, d, "w7-16", cfg, "jain")
             j1k = get(agg, d, "w7-1024", cfg, "jain")
             n1k = get(agg, d, "w7-1024", cfg, "jain_noise")
-            # Totals from the lower device's window: fio's per-job rates
-            # are over staggered per-thread windows and do not add up.
             t16 = get(agg, d, "w7-16", cfg, "lower_iops")
             t1k = get(agg, d, "w7-1024", cfg, "lower_iops")
             if None in (j16, j1k, t16, t1k):
                 continue
-            ok = (j1k >= 0.95 * j16 and t1k >= 0.95 * t16) \
-                if cfg.startswith("fairq") else None
+            ok = (j1k >= 0.95 * j16 and t1k >= 0.95 * t16) if is_fairq(cfg) else None
             add(f"W7 1,024 vs 16 flows within 5% ({d})", cfg,
                 f"Jain {j1k:.3f} vs {j16:.3f} (counting noise alone at "
                 f"1,024: {fmt(n1k, 3)}), lower IOPS {fmt(t1k)} vs "
@@ -465,17 +622,22 @@ def md_table(head, rows):
     return s
 
 
-def tput_unit(wl):
-    return "MiB/s" if wl in ("w3", "w5") else "IOPS"
+def job_cell(j, wl):
+    """A job's throughput in the window (IOPS at its block size, or MiB/s)
+    and its slowdown."""
+    if j["tput"] is None:
+        return "-"
+    v = fmt(j["tput"] / 1048576, 2) if tput_unit(wl) == "MiB/s" \
+        else fmt(j["tput"] / (j["bs"] or 4096))
+    return v + (f" ({j['s']:.2f})" if j.get("s") is not None else "")
 
 
-def job_tput(j, wl):
-    return fmt(j["bw_kib"] / 1024.0, 2) if tput_unit(wl) == "MiB/s" \
-        else fmt(j["iops"])
+def run_note(runs, a):
+    return runs[a["run"]]["label"] if len(runs) > 1 else None
 
 
-def section_workload(agg, dev, wl):
-    keys = sorted([k for k in agg if k[0] == dev and k[1] == wl],
+def section_workload(agg, runs, dev, wl):
+    keys = sorted([k for k in agg if k[0] == dev and k[1] == wl and not is_sweep(k[2])],
                   key=lambda k: cfg_key(k[2]))
     if not keys:
         return ""
@@ -485,56 +647,116 @@ def section_workload(agg, dev, wl):
             if n not in names:
                 names.append(n)
     unit = tput_unit(wl)
+    nd = 2 if unit == "MiB/s" else 0
     many = len(names) > 8
+    multi = len(names) > 1
+    show_fio = any(disagrees(agg[k], wl) for k in keys)
+    show_fq = any(agg[k]["fq_iops"] is not None for k in keys)
     head = ["config"]
     if not many:
-        head += [f"{n} {unit}" for n in names]
-    head += [f"total {unit}", "Jain", "Jain (fio)", "max/min"]
-    has_lat = wl in ("w2", "w2alone", "w5")
+        head += [f"{n} {unit} (s)" if multi else f"{n} {unit}" for n in names]
+    head += [f"total {unit} (lower)"]
+    if show_fio:
+        head += [f"fio sum {unit}"]
+    if show_fq:
+        head += [f"fairq done {unit}"]
+    if multi and not many:
+        head += ["G", "Jain (s)"]
+    if multi:
+        head += ["Jain (bytes)", "max/min"]
+    has_lat = wl in ("w2", "w5")
     if has_lat:
         who = "reader" if wl == "w5" else "light"
         head += [f"{who} share", f"{who} p50 us", f"{who} p99 us"]
-    if wl == "w4":
+    if wl in ("w4", "w4cg"):
         head += ["idle share"]
     if wl == "w5":
         head += ["lower write MiB/s"]
     if many:
         head += ["I/Os per flow", "Jain from noise alone"]
-    head += ["lower IOPS", "CPU us/IO", "n"]
+    head += ["CPU us/IO", "n"]
     rows = []
     for k in keys:
         a = agg[k]
-        r = [k[2]]
+        cfg = k[2] + (" (tuning set)" if tuning(dev, wl, k[2]) else "")
+        r = [cfg]
         if not many:
-            r += [job_tput(a["jobs"][n], wl) if n in a["jobs"] else "-"
-                  for n in names]
-        tot = a["total_mib_s"] if unit == "MiB/s" else a["total_iops"]
-        r += [fmt(tot, 2 if unit == "MiB/s" else 0), fmt(a["jain"], 3),
-              fmt(a["jain_fio"], 3), fmt(a["maxmin"], 2)]
+            r += [job_cell(a["jobs"][n], wl) if n in a["jobs"] else "-" for n in names]
+        r += [fmt(total(a, wl), nd)]
+        if show_fio:
+            r += [fmt(fio_sum(a, wl), nd) + (" !" if disagrees(a, wl) else "")]
+        if show_fq:
+            fq = a["fq_mib_s"] if unit == "MiB/s" else a["fq_iops"]
+            r += [fmt(fq, nd)]
+        if multi and not many:
+            r += [fmt(a["G"], 2), fmt(a["jain_s"], 3)]
+        if multi:
+            r += [fmt(a["jain"], 3), fmt(a["maxmin"], 2)]
         if has_lat:
             r += [fmt(a["light_share"], 3), fmt(a["light_p50_us"]),
                   fmt(a["light_p99_us"])]
-        if wl == "w4":
-            r += [fmt((a.get("w4_share") or {}).get("idle"), 3)]
+        if wl in ("w4", "w4cg"):
+            r += [fmt((a.get("win_share") or {}).get("idle"), 3)]
         if wl == "w5":
             r += [fmt(a.get("lower_write_mib_s"), 2)]
         if many:
             r += [fmt(a["ios_per_job"], 1), fmt(a["jain_noise"], 3)]
-        r += [fmt(a["lower_iops"]), fmt(a["cpu_us_per_io"]), a["n"]]
+        r += [fmt(a["cpu_us_per_io"]), a["n"]]
         rows.append(r)
-    s = f"#### {dev}, workload {WL_TITLE.get(wl, wl)}\n\n" + md_table(head, rows)
+    src = run_note(runs, agg[keys[0]])
+    s = f"#### {dev}, workload {WL_TITLE.get(wl, wl)}\n\n"
+    if src:
+        s += f"(from run {src})\n\n"
+    s += md_table(head, rows)
+    if show_fio:
+        s += ("\n- `!`: fio's sum of its per-job rates is more than 5% off "
+              "the lower device's count over the window (fio measures each "
+              "job over its own runtime); the total is the device's.\n")
     if wl.startswith("w7-"):
         s += "\n" + scale_extra(agg, keys)
     if wl == "w5":
         s += "\n" + w5_extra(agg, keys)
-        nd = [f"{k[2]} {n}" for k, n in W5_DROPPED.items()
-              if n and k[0] == dev and k[1] == wl]
-        if nd:
-            s += ("- repetitions left out because the writer and the reader "
-                  "did not both run through the window (their fio runs were "
-                  "started apart; n counts the rest; a configuration with "
-                  "none left has no row): " + ", ".join(nd) + "\n")
     return s + "\n"
+
+
+def section_alone(meas, runs, dev):
+    rows, specs = {}, []
+    src = None
+    for m in meas:
+        if m["dev"] != dev or m["wl"] != "alone":
+            continue
+        src = m["run"]
+        for j in m["jobs"]:
+            if j["name"] not in specs:
+                specs.append(j["name"])
+            unit_mib = j["bs"] >= (1 << 20) or j["name"].startswith("w")
+            rows.setdefault(m["cfg"], {})[j["name"]] = (
+                fmt(j["tput"] / 1048576, 2) + " MiB/s" if unit_mib
+                else fmt(j["tput"] / (j["bs"] or 4096)))
+    if not rows:
+        return ""
+    s = (f"#### {dev}: each job spec alone (the slowdowns' reference; "
+         f"IOPS unless marked)\n\n")
+    if len(runs) > 1 and src is not None:
+        s += f"(from run {runs[src]['label']})\n\n"
+    s += md_table(["config"] + specs,
+                  [[c] + [rows[c].get(sp, "-") for sp in specs]
+                   for c in sorted(rows, key=cfg_key)])
+    return s + "\n"
+
+
+def section_sweep(agg, runs, dev):
+    keys = sorted([k for k in agg if k[0] == dev and is_sweep(k[2])],
+                  key=lambda k: cfg_key(k[2]))
+    if not keys:
+        return ""
+    rows = [[sweep_depth(k[2]), fmt(agg[k]["lower_iops"]), fmt(agg[k]["light_p99_us"]),
+             fmt(agg[k]["light_p50_us"]), agg[k]["n"]] for k in keys]
+    s = (f"#### {dev}: depth sweep, fairq-cfq at a fixed depth, workload 2\n\n")
+    if len(runs) > 1:
+        s += f"(from run {run_note(runs, agg[keys[0]])})\n\n"
+    return s + md_table(["depth", "total IOPS (lower)", "light p99 us",
+                         "light p50 us", "n"], rows) + "\n"
 
 
 def w5_extra(agg, keys):
@@ -571,61 +793,39 @@ def scale_extra(agg, keys):
                         "pool slots (max_flows)", "bytes per slot"], rows))
 
 
-def headline(agg):
+def comparison(agg):
+    """Each fairq configuration, as itself, against the competitor
+    configuration that did best on the same disk and workload: by G (the
+    guarantee), by total throughput (lower device) and, for workload 2, by
+    the light reader's p99. The defaults (fairq-cfq) come first."""
     rows = []
-    for (dev, wl, cfg) in sorted(agg, key=lambda k: (k[0], wl_key(k[1]),
-                                                     cfg_key(k[2]))):
-        if not cfg.startswith("fairq") or wl == "w2alone":
-            continue
+    keys = sorted([k for k in agg if is_fairq(k[2]) and not is_sweep(k[2])
+                   and not k[1].startswith("w6")],
+                  key=lambda k: (k[0], wl_key(k[1]), k[2] != HEADLINE_FQ, cfg_key(k[2])))
+    for dev, wl, cfg in keys:
         a = agg[(dev, wl, cfg)]
-        r = [dev, wl, cfg]
-        # The throughput each table shows: MiB/s for w3/w5, the lower
-        # device's IOPS for w7 (fio's per-thread rates do not add up).
-        tk = "total_mib_s" if tput_unit(wl) == "MiB/s" else \
-            ("lower_iops" if wl.startswith("w7-") else "total_iops")
-        for base in ("mq-deadline", "bfq", "dm-linear"):
-            b = agg.get((dev, wl, base))
-            r.append(fmt(ratio(a[tk], b[tk]), 2) if b else "-")
-        for base in ("mq-deadline", "bfq"):
-            b = agg.get((dev, wl, base))
-            r.append(f"{fmt(a['jain'], 3)} / {fmt(b['jain'], 3)}"
-                     if b and a["jain"] is not None else "-")
-        b = agg.get((dev, wl, "mq-deadline"))
-        r.append(fmt(ratio(a["light_p99_us"], b["light_p99_us"]), 2)
-                 if b else "-")
-        rows.append(r)
-    return md_table(["device", "wl", "fairq config", "tput / mq-deadline",
-                     "tput / bfq", "tput / dm-linear",
-                     "Jain fairq / mq-deadline", "Jain fairq / bfq",
-                     "light p99 / mq-deadline"], rows)
-
-
-def vs_bfq(agg):
-    lines = []
-    for (dev, wl, cfg) in sorted(agg, key=lambda k: (k[0], wl_key(k[1]))):
-        if cfg != "bfq" or wl in ("w2alone",) or wl.startswith("w6"):
+        comp = competitors(agg, dev, wl)
+        if not comp:
             continue
-        b = agg[(dev, wl, cfg)]
-        best = None
-        for fq in ("fairq-cfq", "fairq-cfq-rec", "fairq-cfq@cgroup",
-                   "fairq-cfq-rec@cgroup"):
-            a = agg.get((dev, wl, fq))
-            if a and a["jain"] is not None and (best is None or
-                                                 a["jain"] > best[1]["jain"]):
-                best = (fq, a)
-        if not best or b["jain"] is None:
-            continue
-        fq, a = best
-        who = "fairq" if a["jain"] > b["jain"] + 0.005 else \
-            ("bfq" if b["jain"] > a["jain"] + 0.005 else "tie")
         unit = tput_unit(wl)
-        ta = a["total_mib_s"] if unit == "MiB/s" else a["total_iops"]
-        tb = b["total_mib_s"] if unit == "MiB/s" else b["total_iops"]
-        lines.append(f"- {dev} {wl}: fairer: **{who}** (Jain {fq} "
-                     f"{a['jain']:.3f} vs bfq {b['jain']:.3f}); throughput "
-                     f"{fmt(ta, 2 if unit == 'MiB/s' else 0)} vs "
-                     f"{fmt(tb, 2 if unit == 'MiB/s' else 0)} {unit}")
-    return "\n".join(lines) + "\n"
+        nd = 2 if unit == "MiB/s" else 0
+        bg, vg = best(agg, dev, wl, comp, lambda b: b["G"])
+        bt, vt = best(agg, dev, wl, comp, lambda b: total(b, wl))
+        r = [dev, wl, cfg + (" (tuning set)" if tuning(dev, wl, cfg) else "")]
+        r += [fmt(a["G"], 2), f"{fmt(vg, 2)} {bg}" if bg else "-"]
+        r += [fmt(total(a, wl), nd), f"{fmt(vt, nd)} {bt}" if bt else "-",
+              fmt(ratio(total(a, wl), vt), 2)]
+        if wl == "w2":
+            bp, vp = best(agg, dev, wl, comp, lambda b: b["light_p99_us"], low=True)
+            r += [fmt(a["light_p99_us"]), f"{fmt(vp)} {bp}" if bp else "-"]
+        else:
+            r += ["", ""]
+        rows.append(r)
+    if not rows:
+        return ""
+    return md_table(["disk", "wl", "fairq config", "G", "best competitor G",
+                     "total", "best competitor total", "total / best",
+                     "light p99 us", "best competitor p99 us"], rows)
 
 
 def calibration(meas, info):
@@ -645,39 +845,53 @@ def calibration(meas, info):
             nominal, what = None, "unthrottled (CPU-bound)"
         busy = (m["cpu_ms"] / m["win"]["ms"] * 100 / max(info.get("cpus", 1), 1)
                 if m["cpu_ms"] is not None and m["win"].get("ms") else None)
-        rows.append([d, what, fmt(nominal), fmt(m["total_iops"]),
-                     fmt(ratio(m["total_iops"], nominal), 2),
-                     fmt(m["lower_iops"]), fmt(busy, 0, "%")])
+        rows.append([d, what, fmt(nominal), fmt(m["lower_iops"]),
+                     fmt(ratio(m["lower_iops"], nominal), 2), fmt(busy, 0, "%")])
     if not rows:
         return ""
-    return md_table(["device", "setting", "nominal IOPS", "fio IOPS (w1, raw none)",
-                     "measured / nominal", "lower IOPS (window)",
+    return md_table(["device", "setting", "nominal IOPS",
+                     "lower IOPS (w1, raw none)", "measured / nominal",
                      "guest CPU busy"], rows)
 
 
-def write_md(path, info, meas, agg, tg, errs, done, args, hostload):
-    kernel = info.get("kernel", "?")
+def run_lines(runs):
+    s = ""
+    for r in runs:
+        h, info = r["host"], r["info"]
+        load = h.get("loadavg") or []
+        s += (f"- run **{r['label']}**: {h.get('date', '?')}; host {h.get('host', '?')}; "
+              f"{h.get('qemu', '?')}, TCG; guest kernel {info.get('kernel', '?')}, "
+              f"{info.get('fio', '?')}, fairq.ko "
+              f"{'loaded' if info.get('fairq') else 'NOT available'}; mode "
+              f"{info.get('mode')}, {info.get('reps')} repetitions (interleaved), "
+              f"{info.get('runtime')} s measured after {info.get('ramp')} s ramp, "
+              f"alone runs {info.get('alone_runtime')} s; VM exit status "
+              f"{h.get('vm_rc', '?')}"
+              + ("" if r["done"] else "; the guest did not finish (partial run)"))
+        if load:
+            s += (f"; host load average min {min(load):.1f}, median "
+                  f"{statistics.median(load):.1f}, max {max(load):.1f}")
+        s += "\n"
+    return s
+
+
+def write_md(path, runs, meas, agg, tg, errs):
+    info = runs[-1]["info"]
     s = "# fairq benchmark results\n\n"
-    s += (f"- date: {args.date}; host: {args.host}; {args.qemu}, TCG "
-          f"(no KVM), guest {info.get('cpus')} vCPUs, "
-          f"{info.get('mem_mb')} MiB\n")
-    s += (f"- guest kernel: Debian {kernel}; {info.get('fio')}; fairq.ko "
-          f"{'loaded' if info.get('fairq') else 'NOT available'}\n")
-    s += (f"- mode {info.get('mode')}: {info.get('reps')} repetitions, "
-          f"interleaved (every configuration once per round), "
-          f"{info.get('runtime')} s measured after {info.get('ramp')} s ramp; "
-          f"figures are medians of the repetitions\n")
-    s += (f"- recommended fairq tunables (the `-rec` configurations): "
-          f"`{info.get('fairq_rec')}`\n")
-    if hostload:
-        s += (f"- host load average during the run: min {min(hostload):.1f}, "
-              f"median {statistics.median(hostload):.1f}, max "
-              f"{max(hostload):.1f} (other VMs share these host CPUs; "
-              f"absolute figures move with it, the interleaved ratios less)\n")
-    s += (f"- {len(meas)} measurements"
-          + (f", {len(errs)} set-ups failed" if errs else "")
-          + ("" if done else "; the guest did not finish (partial run)")
-          + "\n\n")
+    s += run_lines(runs)
+    if len(runs) > 1:
+        s += ("- merged (`bench/run --merge`): each table comes whole from the "
+              "last run that measured it, named under its title\n")
+    s += (f"- figures are medians of the repetitions; the fairq `-rec` "
+          f"configurations use `{info.get('fairq_rec')}`, chosen on the tuning "
+          f"set (workloads 1 and 2 on nullb-lat: rows marked \"tuning set\", "
+          f"not scored) and scored on everything else\n")
+    s += (f"- `-nr`: nr_requests={info.get('nr_requests')} (the kernel's "
+          f"default is 2 x the hardware queue depth: 4 on nullb-lat); "
+          f"`bfq-nr-thru`: also low_latency=0 slice_idle=0; `iocost`: "
+          f"{info.get('iocost_default')}, cgroup weights "
+          f"`{(info.get('cg_weights') or '').strip()}`\n")
+    s += f"- {len(meas)} measurements" + (f", {len(errs)} set-ups failed" if errs else "") + "\n\n"
     s += "## Devices\n\n"
     s += (f"- **nullb-lat**: null_blk, irqmode=2 (timer completion), "
           f"completion_nsec={info.get('nb_nsec')}, hw_queue_depth="
@@ -705,24 +919,36 @@ def write_md(path, info, meas, agg, tg, errs, done, args, hostload):
     s += "## Targets\n\n"
     s += md_table(["target", "config", "figures", "result"],
                   [list(t) for t in tg]) + "\n"
-    s += "## Headline ratios (same run, medians)\n\n" + headline(agg) + "\n"
-    s += "## fairq against bfq\n\n" + vs_bfq(agg) + "\n"
+    cmp_ = comparison(agg)
+    if cmp_:
+        s += ("## fairq against the best competitor\n\nEach fairq configuration "
+              "as itself (no best-of); each figure beside the competitor "
+              "configuration (kernel scheduler at defaults or at its best "
+              "settings, io.cost, dm-linear, none) that did best on that disk "
+              "and workload, named.\n\n" + cmp_ + "\n")
     s += "## Tables\n\n"
-    s += ("Throughput per process and total from fio; **Jain** over each "
-          "process's bytes in the common window (from /proc/TID/io, where "
-          "the run recorded it; else fio's), **Jain (fio)** over fio's "
-          "per-job bytes/s, each over that job's own runtime; max/min over "
-          "fio's per-job bytes/s (workload 4: both divided by the weight "
-          "8:4:1, idle-class reader excluded); latencies are fio's "
-          "completion latency percentiles; lower IOPS and CPU us/IO from "
-          "the lower device's counters and /proc/stat over the steady "
-          "window; n = repetitions.\n\n")
-    for dev in sorted({k[0] for k in agg}, key=lambda d: (d.startswith("calib"), d)):
+    s += ("Per job: its throughput in the measured window (its bytes from "
+          "/proc/TID/io) and, in brackets, its slowdown s = that / its "
+          "throughput alone (the alone table, same disk and configuration). "
+          "**G** = min over the jobs of s_i / (w_i / sum w): 1 = every job "
+          "got at least its weighted share of what it does alone. **Jain "
+          "(s)** over s_i / (w_i / sum w), **Jain (bytes)** over the window "
+          "bytes / w_i (workload 4: weights 200:100:25, the idle-class "
+          "reader has no weight and is left out of G and both Jain; "
+          "workload 4 as cgroups: weights 200:100:25:1). **total** from the "
+          "lower device's counters over the window; **fairq done** from "
+          "fairq's stats over the same window; latencies are fio's "
+          "completion latency percentiles; n = repetitions.\n\n")
+    devs = sorted({k[0] for k in agg} | {m["dev"] for m in meas if m["wl"] == "alone"},
+                  key=lambda d: (d.startswith("calib"), d))
+    for dev in devs:
         if dev.startswith("calib"):
             continue
         s += f"### {dev}\n\n"
         for wl in sorted({k[1] for k in agg if k[0] == dev}, key=wl_key):
-            s += section_workload(agg, dev, wl)
+            s += section_workload(agg, runs, dev, wl)
+        s += section_alone(meas, runs, dev)
+        s += section_sweep(agg, runs, dev)
     if errs:
         s += "## Failed set-ups\n\n" + "".join(
             f"- {e.get('dev')} {e.get('wl')} {e.get('cfg')} rep "
@@ -744,8 +970,8 @@ def gnuplot(script, out_dir):
 
 
 def plot_shares(agg, dev, wl, out_dir):
-    keys = sorted([k for k in agg if k[0] == dev and k[1] == wl],
-                  key=lambda k: cfg_key(k[2]))
+    keys = sorted([k for k in agg if k[0] == dev and k[1] == wl
+                   and not is_sweep(k[2])], key=lambda k: cfg_key(k[2]))
     if not keys:
         return None
     names = []
@@ -757,32 +983,27 @@ def plot_shares(agg, dev, wl, out_dir):
     with open(os.path.join(out_dir, dat), "w") as f:
         f.write("config " + " ".join(names) + "\n")
         for k in keys:
-            jobs = agg[k]["jobs"]
-            ws = agg[k].get("win_share")
-            if ws:
-                tot = sum(v or 0 for v in ws.values()) or 1
-                vals = [(ws.get(n) or 0) / tot for n in names]
-            else:
-                tot = sum((jobs[n]["bw_kib"] or 0) for n in jobs) or 1
-                vals = [(jobs[n]["bw_kib"] or 0) / tot if n in jobs else 0
-                        for n in names]
+            ws = agg[k].get("win_share") or {}
+            tot = sum(v or 0 for v in ws.values()) or 1
+            vals = [(ws.get(n) or 0) / tot for n in names]
             f.write(k[2] + " " + " ".join(f"{v:.4f}" for v in vals) + "\n")
     png = f"share_{dev}_{wl}.png"
     cols = " ".join(str(i) for i in range(2, len(names) + 2))
     # Dashed lines where the shares would end if the scheduler were fair:
     # equal shares, or for workload 4 the weights 8:4:1 (idle: 0).
-    if wl == "w4":
-        wsum = sum(W4_WEIGHTS.values())
+    if wl in ("w4", "w4cg"):
+        wt = W4_WEIGHTS if wl == "w4" else W4CG_WEIGHTS
+        wsum = sum(wt.values())
         cuts, acc = [], 0
         for n in names[:-1]:
-            acc += W4_WEIGHTS.get(n, 0)
+            acc += wt.get(n, 0)
             cuts.append(acc / wsum)
     else:
         cuts = [k / len(names) for k in range(1, len(names))]
     arrows = "\n".join(f"set arrow from graph 0, first {c:.4f} to graph 1, "
                        f"first {c:.4f} nohead dt 2 lw 1.5 lc rgb 'black' front"
                        for c in cuts)
-    fair = "weights 8:4:1:0" if wl == "w4" else "equal shares"
+    fair = {"w4": "weights 8:4:1:0", "w4cg": "weights 200:100:25:1"}.get(wl, "equal shares")
     script = f"""
 set terminal pngcairo size 900,420 font ",10"
 set output '{png}'
@@ -804,13 +1025,18 @@ plot for [i in "{cols}"] '{dat}' using (column(int(i))):xtic(1) title columnhead
 
 def plot_cdf(meas, dev, wl, out_dir):
     """CDF of the light process's completion latency per configuration,
-    from fio's json+ histogram bins, all repetitions pooled."""
+    from fio's json+ histogram bins, all repetitions pooled; and the same
+    job spec alone under mq-deadline."""
     per_cfg = {}
     for m in meas:
-        if m["dev"] != dev or m["wl"] not in (wl, "w2alone"):
+        if m["dev"] != dev or is_sweep(m["cfg"]):
+            continue
+        if m["wl"] == "alone" and m["cfg"] != "mq-deadline":
+            continue
+        if m["wl"] not in (wl, "alone"):
             continue
         for j in m["jobs"]:
-            if j["name"] == "light" and j.get("_bins"):
+            if j["name"] in ("light", "r4k-psync") and j.get("_bins"):
                 cfg = m["cfg"] if m["wl"] == wl else m["cfg"] + " (alone)"
                 d = per_cfg.setdefault(cfg, {})
                 for k, v in j["_bins"].items():
@@ -852,7 +1078,7 @@ def plot_scale(agg, out_dir):
     for (dev, wl, cfg), a in agg.items():
         if wl.startswith("w7-"):
             rows.setdefault(cfg, []).append((int(wl[3:]), a["jain"],
-                                             a["total_iops"]))
+                                             a["lower_iops"]))
     if not rows:
         return None
     plots = []
@@ -879,59 +1105,84 @@ plot {", ".join(plots)}
     return png
 
 
+
+
+def plot_sweep(agg, dev, out_dir):
+    keys = sorted([k for k in agg if k[0] == dev and is_sweep(k[2])],
+                  key=lambda k: cfg_key(k[2]))
+    if not keys:
+        return None
+    dat = f"sweep_{dev}.dat"
+    with open(os.path.join(out_dir, dat), "w") as f:
+        for k in keys:
+            a = agg[k]
+            f.write(f"{sweep_depth(k[2])} {a['lower_iops'] or 0:.1f} "
+                    f"{(a['light_p99_us'] or 0) / 1000.0:.2f}\n")
+    png = f"sweep_{dev}.png"
+    script = f"""
+set terminal pngcairo size 800,420 font ",10"
+set output '{png}'
+set title "{dev}, workload 2: fairq-cfq at a fixed depth"
+set logscale x 2
+set xlabel "fairq depth (requests in flight below)"
+set ylabel "total IOPS (lower device)"
+set y2label "light reader p99 [ms]"
+set ytics nomirror
+set y2tics
+set yrange [0:*]
+set y2range [0:*]
+set grid
+set key top left
+plot '{dat}' using 1:2 with linespoints lw 2 title 'total IOPS', \\
+     '{dat}' using 1:3 axes x1y2 with linespoints lw 2 title 'light p99 [ms]'
+"""
+    gnuplot(script, out_dir)
+    return png
 # ------------------------------------------------------------------- main
+
+def analyze(raws, out):
+    """Everything but the files: (runs, meas, agg, targets, errs)."""
+    runs, meas, errs = parse(raws)
+    meas, _ = select_runs(meas)
+    apply_slowdown(meas)
+    agg = aggregate(meas)
+    return runs, meas, agg, targets(agg), errs
+
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--out", required=True)
-    ap.add_argument("--date", default="")
-    ap.add_argument("--host", default="")
-    ap.add_argument("--qemu", default="")
-    ap.add_argument("raw")
+    ap.add_argument("raw", nargs="+")
     args = ap.parse_args()
-    info, meas, errs, done = parse(args.raw)
+    runs, meas, agg, tg, errs = analyze(args.raw, args.out)
     if not meas:
         print("analyze: no measurements", file=sys.stderr)
         return 1
-    for m in meas:
-        win = m["win"]
-        m["lower_write_mib_s"] = (win.get("wsect", 0) * 512 / 1048576 * 1000.0
-                                  / win["ms"]) if win.get("ms") else None
-    agg = aggregate(meas)
-    for key, a in agg.items():
-        a["lower_write_mib_s"] = median([m["lower_write_mib_s"] for m in meas
-                                         if (m["dev"], m["wl"], m["cfg"]) == key])
-    tg = targets(agg)
-    hostload = []
-    lp = os.path.join(args.out, "hostload.txt")
-    if os.path.exists(lp):
-        with open(lp) as f:
-            hostload = [float(x.split()[0]) for x in f if x.strip()]
-
     os.makedirs(args.out, exist_ok=True)
     plots_dir = os.path.join(args.out, "plots")
     os.makedirs(plots_dir, exist_ok=True)
+    for f in os.listdir(plots_dir):
+        os.unlink(os.path.join(plots_dir, f))
     pngs = []
     for dev in sorted({k[0] for k in agg if not k[0].startswith("calib")}):
-        for wl in ("w1", "w2", "w3", "w4", "w5"):
+        for wl in ("w1", "w2", "w3", "w4", "w4cg", "w5"):
             p = plot_shares(agg, dev, wl, plots_dir)
             if p:
                 pngs.append(p)
-        p = plot_cdf(meas, dev, "w2", plots_dir)
-        if p:
-            pngs.append(p)
+        for p in (plot_cdf(meas, dev, "w2", plots_dir), plot_sweep(agg, dev, plots_dir)):
+            if p:
+                pngs.append(p)
     p = plot_scale(agg, plots_dir)
     if p:
         pngs.append(p)
 
-    write_md(os.path.join(args.out, "results.md"), info, meas, agg, tg, errs,
-             done, args, hostload)
+    write_md(os.path.join(args.out, "results.md"), runs, meas, agg, tg, errs)
     for m in meas:
         for j in m["jobs"]:
             j.pop("_bins", None)
     res = {
-        "info": info, "date": args.date, "host": args.host, "qemu": args.qemu,
-        "complete": done is not None, "host_loadavg": hostload,
+        "runs": [{k: r[k] for k in ("label", "info", "host", "done")} for r in runs],
+        "complete": all(r["done"] is not None for r in runs),
         "targets": [dict(zip(("target", "config", "figures", "result"), t))
                     for t in tg],
         "summary": [dict(dev=k[0], wl=k[1], cfg=k[2], **v)

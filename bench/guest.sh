@@ -3,7 +3,7 @@
 #
 # fairq benchmark, guest side. bench/run boots the VM once (vm/run) and
 # runs this script in it; it measures every configuration x workload of
-# bench/README.md on the same lower devices, interleaved (for each repetition,
+# issue 5 on the same lower devices, interleaved (for each repetition,
 # every configuration in turn: A B C A B C ...), and prints one line per
 # measurement on stdout:
 #
@@ -18,20 +18,19 @@
 #
 # Settings come from /fairq/build/bench/guest.env (written by bench/run);
 # every one has a default below.
-# shellcheck disable=SC2034 # vm/init reads TIMEOUT from this file
-TIMEOUT=3600
+# vm/run's per-test limit (this line wins over --test-timeout); bench/run
+# sets the whole VM's timeout from the plan.
+# shellcheck disable=SC2034
+TIMEOUT=7200
 
 set -u
-# Workload 7 runs 1,024 fio threads in one process, each with its own
-# descriptor of the target: more than the default limit of 1,024.
-ulimit -n 65536
 
 BENCH_ENV=${BENCH_ENV:-/fairq/build/bench/guest.env}
 # shellcheck disable=SC1090
 [ -r "$BENCH_ENV" ] && . "$BENCH_ENV"
 
 MODE=${BENCH_MODE:-full}		# full | quick
-REPS=${BENCH_REPS:-3}
+REPS=${BENCH_REPS:-2}
 RUNTIME=${BENCH_RUNTIME:-3}		# measured seconds per measurement
 RAMP=${BENCH_RAMP:-1}			# unmeasured seconds before that
 ONLY=${BENCH_ONLY:-}			# regexp on "dev/wl/cfg": run only those
@@ -51,29 +50,56 @@ NBD_BW=${BENCH_NBD_BW:-4}		# MiB/s
 NBD_DEPTH=${BENCH_NBD_DEPTH:-2}
 NBD_LAT=${BENCH_NBD_LAT:-4000}		# us
 # The tunables recommended for fairness (the "-rec" configurations).
+# Chosen on the tuning set only (workloads 1 and 2 on nullb-lat, see
+# bench/README.md); analyze.py marks those rows and scores -rec on the rest.
 FAIRQ_REC=${BENCH_FAIRQ_REC:-depth=2 fairness=bytes quantum_bytes=32768 idle_us=5000 fifo_expire_sync_ms=2000}
-SCALE_N=${BENCH_SCALE_N:-16 256 1024}
+# The kernel schedulers' "-nr" configurations: nr_requests raised to at
+# least any workload's total outstanding I/O (workload 1: 4 x 32 = 128).
+# At the default (2 x the hardware queue depth: 4 on nullb-lat) a
+# scheduler has 4 requests to order; the rest wait unsorted in the tag
+# allocator.
+NR_REQ=${BENCH_NR_REQUESTS:-256}
+# "alone" runs: each job spec by itself on the same disk and
+# configuration, one repetition, a shorter window (the reference of the
+# slowdown s_i = throughput with the others / throughput alone).
+ALONE_RUNTIME=${BENCH_ALONE_RUNTIME:-2}
+# The depth sweep: fairq-cfq at each fixed depth, workload 2.
+SWEEP_DEPTHS=${BENCH_SWEEP_DEPTHS:-1 2 4 8 16 32 64}
+SWEEP_REPS=${BENCH_SWEEP_REPS:-1}
+# Plan only (bench/run, on the host): print "PLAN dev wl cfg rep est_s"
+# per measurement, touch nothing.
+PLAN_ONLY=${BENCH_PLAN_ONLY:-0}
+# Seconds a measurement costs on top of its fio runtime under TCG (fio's
+# start and exit, set-up, teardown); cgroup workloads and workload 7 more.
+OVH_S=${BENCH_OVH_S:-7}
+SCALE_N=${BENCH_SCALE_N:-16 1024}	# 256: BENCH_SCALE_N="16 256 1024"
 SCALE_QD=${BENCH_SCALE_QD:-32}		# hw_queue_depth of the scale disk
 SCALE_RUNTIME=${BENCH_SCALE_RUNTIME:-10}
-SCALE_BIG_REPS=${BENCH_SCALE_BIG_REPS:-1}	# repetitions at >= 1,024 flows
+SCALE_BIG_REPS=${BENCH_SCALE_BIG_REPS:-1}	# repetitions at >= 256 flows
 
 FAIRQ_CONFIGFS=/sys/kernel/config/fairq
 NULLB_CONFIGFS=/sys/kernel/config/nullb
 FQNAME=bq0
 DMNAME=benchlin
 W=/tmp/bench
+[ "$PLAN_ONLY" = 1 ] && W=$(mktemp -d /tmp/fairq-bench-plan.XXXXXX)
 NMEAS=0
 NFAILED=0
 W5_CG=""
 SAMPLE_NJOBS=0		# > 0: the sampler waits for that many fio threads
-SAMPLE_NPROCS=0		# > 0: ... for that many fio processes (w5)
+SAMPLE_NPROCS=0		# > 0: ... for that many fio processes (cgroup workloads)
+SAMPLE_CGS=""		# the cgroup workloads' job names (cgroup bench-NAME)
 T0=${EPOCHREALTIME%.*}
+# Workload 7 runs 1,024 fio threads in one process, each with its own
+# descriptor of the target: more than the default limit of 1,024.
+[ "$PLAN_ONLY" = 1 ] || ulimit -n 65536
 mkdir -p "$W"
 rm -f "$W/pause"
 mkfifo "$W/pause"
 exec {PAUSE_FD}<>"$W/pause"
 
 say() {
+	[ "$PLAN_ONLY" = 1 ] && return 0
 	local t=$((${EPOCHREALTIME%.*} - T0))
 	printf 'fairq-bench: [%02d:%02d] %s\n' $((t / 60)) $((t % 60)) "$*" >/dev/console
 	echo "# [$t s] $*"
@@ -85,6 +111,7 @@ say() {
 nullb_make() {
 	local name=$1 kv d=$NULLB_CONFIGFS/$1
 	shift
+	[ "$PLAN_ONLY" = 1 ] && return 0
 	[ -d "$NULLB_CONFIGFS" ] || modprobe null_blk nr_devices=0 || return 1
 	mkdir "$d" || return 1
 	for kv in "$@"; do
@@ -97,6 +124,7 @@ nullb_make() {
 }
 
 nullb_drop() {
+	[ "$PLAN_ONLY" = 1 ] && return 0
 	[ -d "$NULLB_CONFIGFS/$1" ] || return 0
 	echo 0 >"$NULLB_CONFIGFS/$1/power"
 	rmdir "$NULLB_CONFIGFS/$1"
@@ -111,6 +139,7 @@ nb_bound_args() {
 NBD_PID=""
 # nbd_up: fairq-nbd with its device model over /dev/vdb, as /dev/nbd0.
 nbd_up() {
+	[ "$PLAN_ONLY" = 1 ] && return 0
 	command -v fairq-nbd >/dev/null || { say "nbd: no fairq-nbd"; return 1; }
 	[ -b /dev/vdb ] || { say "nbd: no /dev/vdb"; return 1; }
 	modprobe nbd nbds_max=2 || return 1
@@ -134,6 +163,7 @@ nbd_up() {
 }
 
 nbd_down() {
+	[ "$PLAN_ONLY" = 1 ] && return 0
 	nbd-client -d /dev/nbd0 >/dev/null 2>&1
 	[ -n "$NBD_PID" ] && kill "$NBD_PID" 2>/dev/null && wait "$NBD_PID" 2>/dev/null
 	NBD_PID=""
@@ -156,19 +186,81 @@ fairq_available() {
 	return 1
 }
 
-# cfg_up LOWER CFG [k=v...]: set CFG up over /dev/LOWER; sets TARGET.
-# CFG: a kernel scheduler, dm-linear, or fairq-POLICY[-rec][@KEY]
-# (-rec: the recommended tunables; @KEY: classify=KEY, e.g. @cgroup).
+# The cgroups of the cgroup workloads: one per job, /sys/fs/cgroup/bench-NAME,
+# with the weight CG_WEIGHT[NAME] (io.weight, io.bfq.weight and fairq's
+# cgroup_weights all get it). Workload 4 as cgroups takes fairq's level
+# weights 25 x (8 - level) (be0 200, be4 100, be7 25) and 1 for the
+# idle-class reader: the cgroup analogue of its I/O priorities.
+declare -A CG_WEIGHT=([be0]=200 [be4]=100 [be7]=25 [idle]=1 [writer]=100 [reader]=100 [solo]=100)
+CG_ROOT=/sys/fs/cgroup
+
+cg_id() {	# cg_id NAME: the cgroup id (its directory's inode number)
+	stat -c %i "$CG_ROOT/bench-$1"
+}
+
+cg_setup() {	# the cgroups and their weights (once, at start)
+	local n
+	for n in "${!CG_WEIGHT[@]}"; do
+		mkdir -p "$CG_ROOT/bench-$n" || return 1
+		echo "default ${CG_WEIGHT[$n]}" >"$CG_ROOT/bench-$n/io.weight" 2>/dev/null ||
+			say "cgroup bench-$n: io.weight refused"
+		[ -e "$CG_ROOT/bench-$n/io.bfq.weight" ] &&
+			echo "${CG_WEIGHT[$n]}" >"$CG_ROOT/bench-$n/io.bfq.weight"
+	done
+	return 0
+}
+
+# iocost_set LOWER 0|1: io.cost on or off for /dev/LOWER (its model and
+# QoS at the kernel's defaults: "ctrl=auto", the built-in linear model for
+# the device's rotational flag).
+iocost_set() {
+	local mm
+	read -r mm <"/sys/block/$1/dev"
+	echo "$mm enable=$2" >"$CG_ROOT/io.cost.qos"
+}
+
+# cfg_up LOWER CFG [k=v...]: set CFG up over /dev/LOWER; sets TARGET and
+# CFG_NOTE (what was really set, read back).
+# CFG: none | SCHED[-nr[-thru]] | iocost | dm-linear |
+#      fairq-POLICY[-rec][@KEY][:k=v,k=v...]
+#  SCHED: mq-deadline, bfq or kyber; -nr: nr_requests=NR_REQ; -thru
+#  (bfq): low_latency=0 slice_idle=0, bfq's throughput settings;
+#  iocost: io.cost on the raw device (scheduler none), io.weight per cgroup;
+#  fairq: -rec the recommended tunables, @KEY classify=KEY (with @cgroup
+#  the cgroups' weights go in cgroup_weights), :k=v more tunables.
 cfg_up() {
-	local lower=$1 cfg=$2 kv d=$FAIRQ_CONFIGFS/$FQNAME i
+	local lower=$1 cfg=$2 kv d=$FAIRQ_CONFIGFS/$FQNAME i sched q=/sys/block/$1/queue n
 	shift 2
+	CFG_NOTE=""
+	TARGET=/dev/$lower
+	case $cfg in
+	*:*)
+		kv=${cfg#*:}
+		# shellcheck disable=SC2086
+		set -- "$@" ${kv//,/ }
+		cfg=${cfg%%:*} ;;
+	esac
 	case $cfg in
 	*@*) set -- "classify=${cfg#*@}" "$@"; cfg=${cfg%@*} ;;
 	esac
 	case $cfg in
-	none|mq-deadline|bfq|kyber)
-		set_sched "$lower" "$cfg" || return 1
-		TARGET=/dev/$lower
+	none|mq-deadline*|bfq*|kyber*)
+		sched=${cfg%%-nr*}
+		set_sched "$lower" "$sched" || return 1
+		case $cfg in
+		*-nr*) echo "$NR_REQ" >"$q/nr_requests" || return 1 ;;
+		esac
+		case $cfg in
+		*-thru) echo 0 >"$q/iosched/low_latency" && echo 0 >"$q/iosched/slice_idle" || return 1 ;;
+		esac
+		read -r n <"$q/nr_requests"
+		CFG_NOTE="nr_requests=$n"
+		[ "$sched" = bfq ] && CFG_NOTE+=" low_latency=$(cat "$q/iosched/low_latency") slice_idle=$(cat "$q/iosched/slice_idle")"
+		;;
+	iocost)
+		set_sched "$lower" none || return 1
+		iocost_set "$lower" 1 || return 1
+		CFG_NOTE="io.cost.qos: $(grep "^$(cat "/sys/block/$lower/dev") " "$CG_ROOT/io.cost.qos") model: $(grep "^$(cat "/sys/block/$lower/dev") " "$CG_ROOT/io.cost.model")"
 		;;
 	dm-linear)
 		set_sched "$lower" none || return 1
@@ -185,15 +277,21 @@ cfg_up() {
 		echo "/dev/$lower" >"$d/backing" || return 1
 		kv=${cfg#fairq-}
 		set -- "policy=${kv%-rec}" "$@"
-		# shellcheck disable=SC2086 # FAIRQ_REC is a list of KEY=VALUE words
-		case $cfg in *-rec) set -- "$@" $FAIRQ_REC ;; esac
+		# shellcheck disable=SC2086
+		[[ $cfg == *-rec ]] && set -- "$@" $FAIRQ_REC
 		for kv in "$@"; do
 			echo "${kv#*=}" >"$d/${kv%%=*}" || { say "fairq: $kv refused"; return 1; }
 		done
+		if [ "$*" != "${*/classify=cgroup/}" ]; then
+			for n in "${!CG_WEIGHT[@]}"; do
+				echo "$(cg_id "$n") ${CG_WEIGHT[$n]}" >"$d/cgroup_weights" || return 1
+			done
+		fi
 		echo 1 >"$d/power" || return 1
 		for i in $(seq 50); do [ -b "/dev/$FQNAME" ] && break; sleep 0.1; done
 		TARGET=/dev/$FQNAME
 		[ -b "$TARGET" ] || return 1
+		CFG_NOTE="$*"
 		;;
 	*)
 		return 1 ;;
@@ -202,7 +300,7 @@ cfg_up() {
 }
 
 cfg_down() {
-	local d=$FAIRQ_CONFIGFS/$FQNAME p
+	local d=$FAIRQ_CONFIGFS/$FQNAME p lower=$1
 	if [ -b "/dev/mapper/$DMNAME" ]; then
 		dmsetup remove --noudevsync "$DMNAME" || dmsetup remove --noudevsync -f "$DMNAME"
 	fi
@@ -211,54 +309,111 @@ cfg_down() {
 		[ "$p" = 1 ] && echo 0 >"$d/power"
 		rmdir "$d"
 	fi
+	grep -q "^$(cat "/sys/block/$lower/dev") enable=1" "$CG_ROOT/io.cost.qos" 2>/dev/null &&
+		iocost_set "$lower" 0
+	# Back to none: the next configuration starts from the device's own
+	# nr_requests and a fresh scheduler instance (bfq's tunables reset).
+	set_sched "$lower" none
 	return 0
 }
 
 # ---- workloads: fio command lines ----
 
-# fio_common [EXTRA_S]: FIO_COMMON for the current RUNTIME. fio runs 1 s
-# (+ EXTRA_S) longer than the sampler's window, so that every job is
-# still running when the window closes, even when the sampler is late.
+# fio_common [EXTRA_S [RUNTIME_S]]: FIO_COMMON for the current RUNTIME.
+# fio runs 1 s (+ EXTRA_S) longer than the sampler's window, so that every
+# job is still running when the window closes, even when the sampler is
+# late; RUNTIME_S: exactly that runtime (the alone runs, no window).
 FIO_COMMON=""
 fio_common() {
-	FIO_COMMON="--ioengine=libaio --direct=1 --time_based --runtime=$((RUNTIME + 1 + ${1:-0}))
+	FIO_COMMON="--ioengine=libaio --direct=1 --time_based --runtime=${2:-$((RUNTIME + 1 + ${1:-0}))}
 		--ramp_time=$RAMP --randrepeat=0 --norandommap --thread=0
 		--group_reporting=0 --percentile_list=1:5:10:20:30:40:50:60:70:80:90:95:99:99.5:99.9:99.99"
 }
 
-# wl_jobs WL TARGET: the fio job options of workload WL (one fio run).
+# spec_opts SPEC: the fio options of one job spec. A workload is a list
+# of jobs, each a spec (plus options that do not change what the job does
+# alone, such as its I/O priority); the "alone-SPEC" runs measure each
+# spec by itself, the reference of the job's slowdown.
+spec_opts() {
+	case $1 in
+	r4k-qd32) echo "--rw=randread --bs=4k --iodepth=32" ;;
+	r4k-qd16) echo "--rw=randread --bs=4k --iodepth=16" ;;
+	r4k-qd8) echo "--rw=randread --bs=4k --iodepth=8" ;;
+	r4k-qd4) echo "--rw=randread --bs=4k --iodepth=4 --invalidate=0" ;;
+	r4k-qd1) echo "--rw=randread --bs=4k --iodepth=1" ;;
+	r4k-psync) echo "--rw=randread --bs=4k --ioengine=psync --iodepth=1" ;;
+	seq1m-qd4) echo "--rw=read --bs=1M --iodepth=4" ;;
+	# buffered 1 MiB writes to a file on the mounted ext4 (workload 5)
+	wbuf1m) echo "--rw=write --bs=1M --direct=0 --ioengine=psync --size=256M" ;;
+	esac
+}
+
+# wl_jobs WL: the jobs of workload WL, one line each: "NAME SPEC [fio
+# options]".
 wl_jobs() {
-	local wl=$1 f=$2
-	case $wl in
+	local i
+	case $1 in
 	w1)	# four random 4 KiB readers, iodepth 32 each
-		for i in 1 2 3 4; do
-			echo "--name=r$i --filename=$f --rw=randread --bs=4k --iodepth=32"
-		done ;;
+		for i in 1 2 3 4; do echo "r$i r4k-qd32"; done ;;
 	w2)	# a synchronous reader against a reader at iodepth 32
-		echo "--name=light --filename=$f --rw=randread --bs=4k --ioengine=psync --iodepth=1"
-		echo "--name=heavy --filename=$f --rw=randread --bs=4k --iodepth=32" ;;
-	w2alone)
-		echo "--name=light --filename=$f --rw=randread --bs=4k --ioengine=psync --iodepth=1" ;;
+		echo "light r4k-psync"
+		echo "heavy r4k-qd32" ;;
 	w3)	# 4 KiB random against 1 MiB sequential: byte fairness
-		echo "--name=rand4k --filename=$f --rw=randread --bs=4k --iodepth=16"
-		echo "--name=seq1m --filename=$f --rw=read --bs=1M --iodepth=4" ;;
+		echo "rand4k r4k-qd16"
+		echo "seq1m seq1m-qd4" ;;
 	w4)	# best-effort 0, 4, 7 and one idle-class reader
-		echo "--name=be0 --filename=$f --rw=randread --bs=4k --iodepth=8 --prioclass=2 --prio=0"
-		echo "--name=be4 --filename=$f --rw=randread --bs=4k --iodepth=8 --prioclass=2 --prio=4"
-		echo "--name=be7 --filename=$f --rw=randread --bs=4k --iodepth=8 --prioclass=2 --prio=7"
-		echo "--name=idle --filename=$f --rw=randread --bs=4k --iodepth=8 --prioclass=3 --prio=7" ;;
-	w6qd1)
-		echo "--name=qd1 --filename=$f --rw=randread --bs=4k --iodepth=1" ;;
-	w6qd32)
-		echo "--name=qd32 --filename=$f --rw=randread --bs=4k --iodepth=32" ;;
+		echo "be0 r4k-qd8 --prioclass=2 --prio=0"
+		echo "be4 r4k-qd8 --prioclass=2 --prio=4"
+		echo "be7 r4k-qd8 --prioclass=2 --prio=7"
+		echo "idle r4k-qd8 --prioclass=3 --prio=7" ;;
+	w4cg)	# workload 4 with cgroups instead of I/O priorities: each
+		# reader in its own cgroup, weights as CG_WEIGHT
+		for i in be0 be4 be7 idle; do echo "$i r4k-qd8"; done ;;
+	w5)	# buffered writer on ext4 against a direct reader of the device
+		echo "writer wbuf1m"
+		echo "reader r4k-qd4" ;;
+	w6qd1) echo "qd1 r4k-qd1" ;;
+	w6qd32) echo "qd32 r4k-qd32" ;;
 	w7-*)	# N threads, one random 4 KiB reader each (iodepth 1): fio
 		# processes take minutes to start under TCG (256 of them did not
 		# start in 4 minutes), threads start at once; fairq keys flows by
 		# pid for this workload (@pid), bfq gives each thread its own
 		# queue anyway (a thread has its own io_context).
-		echo "--name=p --filename=$f --rw=randread --bs=4k --iodepth=1 --numjobs=${wl#w7-}" \
-			"--thread=1 --clat_percentiles=0" ;;
+		echo "p r4k-qd1 --numjobs=${1#w7-} --thread=1 --clat_percentiles=0" ;;
+	alone)	# every spec in ALONE_LIST, one after the other
+		for i in $ALONE_LIST; do echo "$i $i --stonewall"; done ;;
 	esac
+}
+
+# wl_cgroups WL: true when WL runs each job as its own fio process in
+# its own cgroup (bench-NAME).
+wl_cgroups() {
+	case $1 in w4cg|w5) return 0 ;; esac
+	return 1
+}
+
+# wl_mount WL: true when WL needs ext4 mounted on the target.
+wl_mount() {
+	case $1 in
+	w5) return 0 ;;
+	alone) [[ " $ALONE_LIST " == *" wbuf1m "* ]] && return 0 ;;
+	esac
+	return 1
+}
+
+# job_args TARGET LINE: fio's options for one wl_jobs line.
+job_args() {
+	local f=$1 name spec extra
+	read -r name spec extra <<<"$2"
+	[ "$spec" = wbuf1m ] && f=/mnt/bench/wfile
+	echo "--name=$name --filename=$f $(spec_opts "$spec") $extra"
+}
+
+# wl_specs WL: "NAME:SPEC ..." for the BENCH line.
+wl_specs() {
+	local name spec _x out=""
+	while read -r name spec _x; do out+="$name:$spec "; done < <(wl_jobs "$1")
+	echo "${out% }"
 }
 
 # ---- the measured window ----
@@ -267,7 +422,7 @@ wl_jobs() {
 # /dev/DEV. Bash builtins only, no subshell: the sampler must not fork
 # while it measures (forks are slow under TCG).
 snap() {
-	local t _c u n s _i _io irq sirq st r1 r2 r3 r4 w1 w2 w3 _rest
+	local t _c u n s _i _io irq sirq st r1 r3 w1 w3 _rest
 	t=${EPOCHREALTIME/./}
 	read -r _c u n s _i _io irq sirq st _rest </proc/stat
 	read -r r1 _ r3 _ w1 _ w3 _rest <"/sys/block/$1/stat"
@@ -295,7 +450,7 @@ procio() {
 			done <"$t/io" 2>/dev/null
 			# A task that is exiting has no io to read: leave it out
 			# rather than count it as 0 bytes.
-			[ -n "$rb" ] && [ -n "$wb" ] || continue
+			if [ -z "$rb" ] || [ -z "$wb" ]; then continue; fi
 			PROCIO+="${d#/proc/}:${t##*/}:$rb:$wb "
 		done
 	done
@@ -360,16 +515,21 @@ sampler() {
 	# thread runs through the whole window.
 	FIO_PID="" FIO_STOP=""
 	[ "$SAMPLE_NJOBS" -gt 0 ] && wait_threads "$SAMPLE_NJOBS" && pause_until $((FIO_T + 1000000))
-	# Workload 5's two fio runs are started apart, and under TCG one of
-	# them could start seconds after the other (in the run of 09:23 the
-	# reader started after the writer had finished, in 4 of 15): the
-	# window opens only when both are up (a main and a job process each).
+	# The cgroup workloads' fio runs (one per job) are started apart, and
+	# under TCG one of them could start seconds after another (in the run
+	# of 09:23 workload 5's reader started after the writer had finished,
+	# in 4 of 15): the window opens only when all are up (a main and a job
+	# process each).
 	[ "$SAMPLE_NPROCS" -gt 0 ] && wait_procs "$SAMPLE_NPROCS" && pause_until $((FIO_T + 1000000))
 	t0=${EPOCHREALTIME/./}
 	t0=$((10#$t0))
 	pause_until $((t0 + RAMP * 1000000 + 300000))
 	snap "$lower"
 	a=$SNAP
+	local l
+	if [ -d "/sys/block/$FQNAME/fairq" ]; then
+		while IFS= read -r l; do echo "$l"; done <"/sys/block/$FQNAME/fairq/stats" >"$out.fq0"
+	fi
 	if [ -n "$FIO_PID" ]; then
 		procio_grab "$FIO_PID" "$out.pa"
 	else
@@ -391,7 +551,13 @@ sampler() {
 	fi
 	printf '%s\n%s\n' "$a" "$b" >"$out"
 	printf '%s\n%s\n' "$pa" "$PROCIO" >"$out.pio"
-	local l
+	local n p cgs=""
+	for n in $SAMPLE_CGS; do
+		cgs+="$n:"
+		while read -r p; do cgs+="$p,"; done <"$CG_ROOT/bench-$n/cgroup.procs"
+		cgs+=" "
+	done
+	[ -n "$cgs" ] && echo "$cgs" >"$out.cg"
 	if [ -d "/sys/block/$FQNAME/fairq" ]; then
 		while IFS= read -r l; do echo "$l"; done <"/sys/block/$FQNAME/fairq/stats" >"$out.fq"
 	fi
@@ -482,7 +648,7 @@ stats_json() {
 				fsep=,
 				continue
 			fi
-			[ -n "$k" ] && [ -z "$rest" ] || continue
+			if [ -z "$k" ] || [ -n "$rest" ]; then continue; fi
 			[[ $v =~ ^[0-9]+$ ]] || v="\"$v\""
 			STATS+="$sep\"$k\":$v"
 			sep=,
@@ -528,56 +694,93 @@ stuck_report() {
 	echo "# ---- end stuck ----"
 }
 
+# est_s WL: the seconds one measurement of WL is expected to take under
+# TCG (bench/run adds them up for the planned time). OVH_S (fio's start
+# and exit, set-up, teardown) is on the safe side: in the partial runs of
+# 2026-12-04 a plain measurement took RAMP + RUNTIME + 1 + 3..7 s, and 22
+# measurements planned at 289 s took 206 s.
+est_s() {
+	local n=0 x=0 s
+	case $1 in w7-*) n=${1#w7-} ;; esac
+	if [ "$1" = alone ]; then
+		for s in $ALONE_LIST; do x=$((x + RAMP + ALONE_RUNTIME)); done
+		echo $((x + OVH_S))
+		return 0
+	fi
+	wl_cgroups "$1" && x=6
+	echo $((RAMP + RUNTIME + 1 + OVH_S + x + n / 8))
+}
+
 # measure DEV LOWER CFG WL REP [fairq k=v...]: one measurement, one BENCH line.
 measure() {
-	local dev=$1 lower=$2 cfg=$3 wl=$4 rep=$5 fmt=json rc=0 out=$W/m
+	local dev=$1 lower=$2 cfg=$3 wl=$4 rep=$5 fmt=json+ rc=0 out=$W/m
 	shift 5
-	if [ -n "$ONLY" ] && ! [[ "$dev/$wl/$cfg" =~ $ONLY ]]; then
+	# (an alone run is there because a measurement --only chose needs it)
+	if [ -n "$ONLY" ] && [ "$wl" != alone ] && ! [[ "$dev/$wl/$cfg" =~ $ONLY ]]; then
 		return 0
 	fi
 	NMEAS=$((NMEAS + 1))
+	if [ "$PLAN_ONLY" = 1 ]; then
+		echo "PLAN $dev $wl $cfg $rep $(est_s "$wl")"
+		return 0
+	fi
 	local f
-	for f in "$out".*; do [ -e "$f" ] && : >"$f"; done
+	for f in "$out".*; do [ -e "$f" ] && rm -f "$f"; done
 	if ! cfg_up "$lower" "$cfg" "$@"; then
 		say "$dev $wl $cfg rep $rep: configuration failed"
 		echo "BENCH_ERR {\"dev\":\"$dev\",\"cfg\":\"$cfg\",\"wl\":\"$wl\",\"rep\":$rep,\"why\":\"setup\"}"
-		cfg_down
+		cfg_down "$lower"
 		NFAILED=$((NFAILED + 1))
 		return 0
 	fi
-	case $wl in w2|w2alone|w4) fmt=json+ ;; esac
-	if [ "$wl" = w5 ] && ! w5_prepare; then
+	# Many threads: plain json (json+ would carry every thread's histogram).
+	case $wl in w7-*) fmt=json ;; esac
+	if wl_mount "$wl" && ! mount_prepare; then
 		say "$dev $wl $cfg rep $rep: mount failed"
 		echo "BENCH_ERR {\"dev\":\"$dev\",\"cfg\":\"$cfg\",\"wl\":\"$wl\",\"rep\":$rep,\"why\":\"mount\"}"
-		cfg_down
+		cfg_down "$lower"
 		NFAILED=$((NFAILED + 1))
 		return 0
 	fi
-	SAMPLE_NJOBS=0 SAMPLE_NPROCS=0
+	SAMPLE_NJOBS=0 SAMPLE_NPROCS=0 SAMPLE_CGS=""
 	case $wl in
 	w7-*) SAMPLE_NJOBS=${wl#w7-} ;;
-	w5) SAMPLE_NPROCS=4 ;;
 	esac
-	sampler "$lower" "$out.win" &
-	local spid=$! t0=${EPOCHREALTIME/./} t1
-	if [ "$wl" = w5 ]; then
-		run_w5 "$out" || rc=$?
+	local lines=() l name
+	mapfile -t lines < <(wl_jobs "$wl")
+	if wl_cgroups "$wl"; then
+		# each job's fio: a main process and a job process
+		SAMPLE_NPROCS=$((2 * ${#lines[@]}))
+		for l in "${lines[@]}"; do SAMPLE_CGS+="${l%% *} "; done
+	fi
+	local spid="" t0=${EPOCHREALTIME/./} t1
+	# The alone runs need no window: fio's own figures are right there.
+	[ "$wl" = alone ] || { sampler "$lower" "$out.win" & spid=$!; }
+	if wl_cgroups "$wl"; then
+		run_cg "$out" "${lines[@]}" || rc=$?
+	elif [ "$wl" = alone ]; then
+		run_alone "$out" "${lines[@]}" || rc=$?
 	else
-		# shellcheck disable=SC2046,SC2086 # FIO_COMMON and wl_jobs' output are option lists
-		timeout -k 10 "$(fio_limit "$wl")" fio $FIO_COMMON --output-format="$fmt" \
-			--output="$out.fio0" $(wl_jobs "$wl" "$TARGET") >"$out.err" 2>&1 || rc=$?
+		local args=()
+		for l in "${lines[@]}"; do
+			# shellcheck disable=SC2207
+			args+=($(job_args "$TARGET" "$l"))
+		done
+		# shellcheck disable=SC2086
+		timeout -k 10 "$(fio_limit "$wl")" fio $FIO_COMMON --output-format=$fmt \
+			--output="$out.fio0" "${args[@]}" >"$out.err" 2>&1 || rc=$?
 	fi
 	[ "$rc" = 124 ] || [ "$rc" = 137 ] && stuck_report "$dev $wl $cfg"
 	t1=${EPOCHREALTIME/./}
-	wait "$spid"
+	[ -n "$spid" ] && wait "$spid"
 	# Stopped by the sampler on purpose (SIGINT after the window): fine.
 	if [ -s "$out.win.int" ] && [ "$rc" != 124 ] && [ "$rc" != 137 ] &&
 		[ -s "$out.fio0" ]; then
 		rc=0
 	fi
-	[ "$wl" = w5 ] && w5_finish
+	wl_mount "$wl" && mount_finish
 	local fiojs="" wall=$(((10#$t1 - 10#$t0) / 100000))
-	for f in "$out".fio0 "$out".fio1; do
+	for f in "$out".fio[0-9]; do
 		[ -s "$f" ] || continue
 		# tr, not bash: bash's ${x//a/b} is far too slow on the
 		# megabytes of JSON that hundreds of jobs make.
@@ -585,83 +788,96 @@ measure() {
 		fiojs+=${fiojs:+,}$(sed '/^fio: /d' "$f" | tr -d '\n\t\r' | tr -s ' ')
 	done
 	win_json "$out.win"
+	stats_json "$out.win.fq0"
+	local stats0=$STATS
 	stats_json "$out.win.fq"
-	local extra=""
-	case $cfg in *-rec*) extra=" $FAIRQ_REC" ;; esac
-	case $cfg in *@*) extra=" classify=${cfg#*@}$extra" ;; esac
-	printf 'BENCH {"dev":"%s","cfg":"%s","wl":"%s","rep":%d,"rc":%d,"wall_s":%d.%d,"lower":"%s","target":"%s","args":"%s","win":%s,"fairq":%s,' \
+	printf 'BENCH {"dev":"%s","cfg":"%s","wl":"%s","rep":%d,"rc":%d,"wall_s":%d.%d,"lower":"%s","target":"%s","args":"%s","specs":"%s","win":%s,"fairq0":%s,"fairq":%s,' \
 		"$dev" "$cfg" "$wl" "$rep" "$rc" $((wall / 10)) $((wall % 10)) \
-		"$lower" "$TARGET" "$*$extra" "$WIN" "$STATS"
+		"$lower" "$TARGET" "$CFG_NOTE" "$(wl_specs "$wl")" "$WIN" "$stats0" "$STATS"
 	slurp "$out.win.slab"
 	printf '"slab":"%s",' "$TEXT"
-	local pio=()
+	local pio=() cgp=""
 	[ -s "$out.win.pio" ] && mapfile -t pio <"$out.win.pio"
 	printf '"procio":["%s","%s"],' "${pio[0]:-}" "${pio[1]:-}"
-	[ "$wl" = w5 ] && printf '"w5_cgroups":"%s",' "$W5_CG"
+	[ -s "$out.win.cg" ] && read -r cgp <"$out.win.cg"
+	printf '"cgprocs":"%s",' "$cgp"
+	wl_mount "$wl" && printf '"w5_cgroups":"%s",' "$W5_CG"
 	slurp "$out.err"
 	printf '"err":"%s","fio":[%s]}\n' "$TEXT" "$fiojs"
-	cfg_down
+	cfg_down "$lower"
 	[ "$rc" != 0 ] && NFAILED=$((NFAILED + 1))
 	say "#$NMEAS $dev $wl $cfg rep $rep: lower $WIN_IOPS IO/s, fio rc $rc, $((wall / 10)).$((wall % 10)) s"
 }
 
-# w5_prepare: mount ext4 on $TARGET and set small dirty limits, before
+# run_alone OUT LINE...: the alone run: one fio, its jobs one after the
+# other, in cgroup bench-solo (so that a cgroup-keyed configuration sees
+# a cgroup as it does in the workload).
+run_alone() {
+	local out=$1 l args=()
+	shift
+	for l in "$@"; do
+		# shellcheck disable=SC2207
+		args+=($(job_args "$TARGET" "$l"))
+	done
+	(
+		echo "$BASHPID" >"$CG_ROOT/bench-solo/cgroup.procs"
+		fio_common 0 "$ALONE_RUNTIME"
+		# shellcheck disable=SC2086
+		exec timeout -k 10 $((($# + 1) * (RAMP + ALONE_RUNTIME) + 60)) fio $FIO_COMMON \
+			--output-format=json+ --output="$out.fio0" "${args[@]}"
+	) >"$out.err" 2>&1
+}
+
+# mount_prepare: mount ext4 on $TARGET and set small dirty limits, before
 # the sampler starts (the mount's own reads must not look like fio's).
-w5_prepare() {
-	mkdir -p /sys/fs/cgroup/bench-w /sys/fs/cgroup/bench-r /mnt/bench
+mount_prepare() {
+	mkdir -p /mnt/bench
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
 	mount -o noinit_itable "$TARGET" /mnt/bench || return 1
-	# What cgroup writeback needs: io and memory enabled for the two
+	# What cgroup writeback needs: io and memory enabled for the
 	# cgroups (the flusher's bios then carry the writer's blkcg), and
 	# the cgroup ids fairq's classify=cgroup uses as flow keys (on
 	# 64-bit, a cgroup's id is its directory's inode number).
-	local sc="" idw idr
-	read -r sc </sys/fs/cgroup/cgroup.subtree_control
-	idw=$(stat -c %i /sys/fs/cgroup/bench-w)
-	idr=$(stat -c %i /sys/fs/cgroup/bench-r)
-	W5_CG="subtree_control=$sc writer_cgroup_id=$idw reader_cgroup_id=$idr"
+	local sc=""
+	read -r sc <"$CG_ROOT/cgroup.subtree_control"
+	W5_CG="subtree_control=$sc writer_cgroup_id=$(cg_id writer) reader_cgroup_id=$(cg_id reader)"
 	# Small dirty limits: the writer is throttled to what writeback
 	# achieves within a second, so writeback runs all through the window.
 	echo $((4 << 20)) >/proc/sys/vm/dirty_background_bytes
 	echo $((8 << 20)) >/proc/sys/vm/dirty_bytes
 }
 
-w5_finish() {
+mount_finish() {
 	# Writing the ratios clears the byte limits.
 	echo 20 >/proc/sys/vm/dirty_ratio
 	echo 10 >/proc/sys/vm/dirty_background_ratio
 	umount /mnt/bench 2>/dev/null || { sync; sleep 1; umount /mnt/bench; }
 }
 
-# run_w5 OUT: a buffered writer in cgroup bench-w against a direct reader
-# in cgroup bench-r, on ext4 over $TARGET (the reader reads $TARGET).
-# The reader runs with invalidate=0: fio's default drops the target's
+# run_cg OUT LINE...: each wl_jobs LINE as its own fio process in cgroup
+# bench-NAME, outputs OUT.fio0, OUT.fio1, ... Workload 5's reader runs
+# with invalidate=0 (spec r4k-qd4): fio's default drops the target's
 # cache first, which on a block device is BLKFLSBUF, and with ext4
 # mounted on it that syncs the filesystem: the reader then waited for
 # the writer's writeback, often for the writer's whole run.
-run_w5() {
-	local out=$1 cg=/sys/fs/cgroup rc=0 pw pr
-	# Both run well past the window; the sampler stops them after it.
+run_cg() {
+	local out=$1 rc=0 i=0 l pids=() p
+	shift
+	# All run well past the window; the sampler stops them after it.
 	fio_common 30
-	(
-		echo "$BASHPID" >"$cg/bench-w/cgroup.procs"
-		# shellcheck disable=SC2086
-		exec timeout -k 10 "$(fio_limit w5)" fio $FIO_COMMON --output-format=json \
-			--output="$out.fio0" --name=writer --filename=/mnt/bench/wfile \
-			--size=256M --rw=write --bs=1M --direct=0 --ioengine=psync
-	) >"$out.err" 2>&1 &
-	pw=$!
-	(
-		echo "$BASHPID" >"$cg/bench-r/cgroup.procs"
-		# shellcheck disable=SC2086
-		exec timeout -k 10 "$(fio_limit w5)" fio $FIO_COMMON --output-format=json+ \
-			--output="$out.fio1" --name=reader --filename="$TARGET" \
-			--rw=randread --bs=4k --iodepth=4 --invalidate=0
-	) >>"$out.err" 2>&1 &
-	pr=$!
-	wait "$pw" || rc=$?
-	wait "$pr" || rc=$?
+	: >"$out.err"
+	for l in "$@"; do
+		(
+			echo "$BASHPID" >"$CG_ROOT/bench-${l%% *}/cgroup.procs"
+			# shellcheck disable=SC2046,SC2086
+			exec timeout -k 10 "$(fio_limit w5)" fio $FIO_COMMON --output-format=json+ \
+				--output="$out.fio$i" $(job_args "$TARGET" "$l")
+		) >>"$out.err" 2>&1 &
+		pids+=($!)
+		i=$((i + 1))
+	done
+	for p in "${pids[@]}"; do wait "$p" || rc=$?; done
 	fio_common
 	return "$rc"
 }
@@ -679,7 +895,67 @@ round() {
 	done
 }
 
+# The alone runs: every job spec measured on a disk, by itself, under each
+# configuration it was measured with (the reference of the job's slowdown
+# s_i = throughput with the others / throughput alone). One fio run per
+# disk and configuration, the specs one after the other (stonewall), each
+# RAMP + ALONE_RUNTIME seconds: fio's per-job figures are right here, as
+# each job runs alone for its whole runtime.
+declare -A ALONE_SPECS=()
+ALONE_CFGS=""
+ALONE_LIST=""
+
+alone_note() {	# alone_note DEV WL CFG...: remember WL's specs for each CFG
+	local dev=$1 wl=$2 cfg _n spec _x
+	shift 2
+	for cfg in "$@"; do
+		[ -n "$ONLY" ] && ! [[ "$dev/$wl/$cfg" =~ $ONLY ]] && continue
+		[[ " $ALONE_CFGS " == *" $cfg "* ]] || ALONE_CFGS+=" $cfg"
+		while read -r _n spec _x; do
+			[[ " ${ALONE_SPECS[$cfg]:-} " == *" $spec "* ]] || ALONE_SPECS[$cfg]+=" $spec"
+		done < <(wl_jobs "$wl")
+	done
+}
+
+alone_flush() {	# alone_flush DEV LOWER: the alone runs of the disk
+	local cfg
+	for cfg in $ALONE_CFGS; do
+		ALONE_LIST=${ALONE_SPECS[$cfg]}
+		measure "$1" "$2" "$cfg" alone 1
+	done
+	ALONE_CFGS="" ALONE_LIST=""
+	ALONE_SPECS=()
+}
+
+# bench_wl DEV LOWER WL CFG...: the interleaved rounds; the alone runs
+# follow when the disk is done (alone_flush).
+bench_wl() {
+	round "$@"
+	alone_note "$1" "${@:3}"
+}
+
+# sweep DEV LOWER: workload 2 under fairq-cfq at each fixed depth
+# (SWEEP_DEPTHS), SWEEP_REPS rounds: total throughput and the light
+# reader's p99 against the depth.
+sweep() {
+	local d cfgs=() reps=$REPS
+	[ "$HAVE_FAIRQ" = 1 ] || return 0
+	for d in $SWEEP_DEPTHS; do cfgs+=("fairq-cfq:depth=$d"); done
+	REPS=$SWEEP_REPS
+	round "$1" "$2" w2 "${cfgs[@]}"
+	REPS=$reps
+}
+
+# The configurations. Kernel schedulers at their defaults and at their
+# best (-nr: nr_requests raised; bfq-nr-thru: also low_latency=0
+# slice_idle=0); fairq's defaults (fairq-cfq, the headline) and the
+# recommended set (-rec), each compared as itself.
+# The full set on nullb-lat; the other disks get fewer (the 60-minute
+# budget): the defaults and the best settings seen on nullb-lat.
+COMP_ALL="mq-deadline mq-deadline-nr bfq bfq-nr bfq-nr-thru kyber kyber-nr"
+COMP_BEST="mq-deadline mq-deadline-nr bfq bfq-nr-thru kyber-nr"
 FQ_ALL="fairq-fifo fairq-cfq fairq-sfq fairq-cfq-rec"
+FQ_MAIN="fairq-cfq fairq-cfq-rec"
 
 setup_info() {
 	modprobe bfq 2>/dev/null || say "bfq does not load"
@@ -692,9 +968,13 @@ setup_info() {
 	printf '"fairq":%d,"fairq_srcversion":"%s","fio":"%s","nb_nsec":%s,"nb_qd":%s,' \
 		"$HAVE_FAIRQ" "$(cat /sys/module/fairq/srcversion 2>/dev/null)" "$(fio --version)" \
 		"$NB_NSEC" "$NB_QD"
-	printf '"nbd_bw":%s,"nbd_depth":%s,"nbd_lat_us":%s,"throttle_iops":"%s","throttle_bps":"%s","fairq_rec":"%s","cpu_model":"%s"}\n' \
+	printf '"nbd_bw":%s,"nbd_depth":%s,"nbd_lat_us":%s,"throttle_iops":"%s","throttle_bps":"%s","fairq_rec":"%s","cpu_model":"%s",' \
 		"$NBD_BW" "$NBD_DEPTH" "$NBD_LAT" "${FAIRQ_THROTTLE_IOPS:-}" "${FAIRQ_THROTTLE_BPS:-}" \
 		"$FAIRQ_REC" "$(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo)"
+	printf '"nr_requests":%s,"alone_runtime":%s,"cg_weights":"%s","iocost_default":"%s"}\n' \
+		"$NR_REQ" "$ALONE_RUNTIME" "$(for n in "${!CG_WEIGHT[@]}"; do printf '%s=%s ' "$n" "${CG_WEIGHT[$n]}"; done)" \
+		"$([ -e "$CG_ROOT/io.cost.qos" ] && echo "io.cost: model and QoS at the kernel's defaults (ctrl=auto)" || echo "no io.cost in this kernel")"
+	cg_setup || say "cgroups: set-up failed"
 }
 
 fq_cfgs() {	# the fairq configurations among "$@", if the module is there
@@ -705,9 +985,10 @@ fq_cfgs() {	# the fairq configurations among "$@", if the module is there
 
 plan_quick() {
 	local q
-	q=$(fq_cfgs fairq-cfq fairq-cfq-rec)
+	q=$(fq_cfgs fairq-cfq)
 	# shellcheck disable=SC2086
-	round virtio vdc w2 mq-deadline $q
+	bench_wl virtio vdc w2 mq-deadline mq-deadline-nr $q
+	alone_flush virtio vdc
 }
 
 plan_full() {
@@ -717,7 +998,7 @@ plan_full() {
 	# setting (hw_queue_depth 1, 2, 4 at the same service time); the
 	# unthrottled null_blk shows what the guest's CPU drives.
 	for m in 1 2 4; do
-		# shellcheck disable=SC2046
+		# shellcheck disable=SC2046,SC2086
 		nullb_make "nbc$m" $(nb_bound_args "$m") || continue
 		measure "calib-nullb-qd$m" "nbc$m" none w1 1
 		nullb_drop "nbc$m"
@@ -728,19 +1009,23 @@ plan_full() {
 		nullb_drop nbcf
 	fi
 
-	# The device-bound null_blk: every workload but 5-7.
-	# shellcheck disable=SC2046
+	# The device-bound null_blk: every workload but 5-7, every
+	# competitor; workload 4 also as cgroups (io.cost's and bfq's
+	# weights are per cgroup); then the depth sweep.
+	# shellcheck disable=SC2046,SC2086
 	if nullb_make nbl $(nb_bound_args); then
-		# shellcheck disable=SC2046,SC2086 # FQ_ALL and fq_cfgs' output are word lists
-		round nullb-lat nbl w1 none mq-deadline bfq kyber dm-linear $(fq_cfgs $FQ_ALL)
-		# shellcheck disable=SC2046,SC2086 # FQ_ALL and fq_cfgs' output are word lists
-		round nullb-lat nbl w2 none mq-deadline bfq kyber dm-linear \
-			$(fq_cfgs $FQ_ALL fairq-sfq-rec)
-		round nullb-lat nbl w2alone none
-		# shellcheck disable=SC2046
-		round nullb-lat nbl w3 none mq-deadline bfq $(fq_cfgs fairq-cfq fairq-cfq-rec fairq-sfq-rec)
-		# shellcheck disable=SC2046
-		round nullb-lat nbl w4 none mq-deadline bfq $(fq_cfgs fairq-cfq fairq-cfq-rec)
+		# shellcheck disable=SC2046,SC2086
+		bench_wl nullb-lat nbl w1 $COMP_ALL dm-linear $(fq_cfgs $FQ_ALL)
+		# shellcheck disable=SC2046,SC2086
+		bench_wl nullb-lat nbl w2 $COMP_ALL dm-linear $(fq_cfgs $FQ_MAIN)
+		for w in w3 w4; do
+			# shellcheck disable=SC2046,SC2086
+			bench_wl nullb-lat nbl "$w" $COMP_ALL $(fq_cfgs $FQ_MAIN)
+		done
+		# shellcheck disable=SC2046,SC2086
+		bench_wl nullb-lat nbl w4cg bfq iocost $(fq_cfgs fairq-cfq@cgroup)
+		alone_flush nullb-lat nbl
+		sweep nullb-lat nbl
 		nullb_drop nbl
 	else
 		say "no device-bound null_blk"
@@ -751,18 +1036,18 @@ plan_full() {
 	# of 1,024 flows completes enough I/Os for a fairness figure, and a
 	# longer window. 1,024 threads take ~2 minutes to start and stop
 	# under TCG: one repetition of those.
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086
 	if nullb_make nbs $(nb_bound_args "$SCALE_QD"); then
 		rt=$RUNTIME
 		RUNTIME=$SCALE_RUNTIME
 		for n in $SCALE_N; do
 			local reps=$REPS
-			[ "$n" -ge 1024 ] && REPS=$SCALE_BIG_REPS
+			[ "$n" -ge 256 ] && REPS=$SCALE_BIG_REPS
 			# fio runs on well past the window (the threads start over
 			# seconds, reading a thousand /proc/TID/io files takes
 			# seconds); the sampler stops it after the window.
 			fio_common $((30 + n / 16))
-			# shellcheck disable=SC2046
+			# shellcheck disable=SC2046,SC2086
 			round nullb-lat32 nbs "w7-$n" mq-deadline $(fq_cfgs fairq-cfq@pid)
 			REPS=$reps
 		done
@@ -772,38 +1057,40 @@ plan_full() {
 	fi
 
 	# Workload 5: ext4 on a memory-backed twin of the device-bound disk.
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086
 	if nullb_make nbm $(nb_bound_args | sed 's/size=[0-9]*/size=512/') memory_backed=1; then
-		mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=1,lazy_journal_init=1 /dev/nbm
-		# shellcheck disable=SC2046
-		round nullb-lat-mem nbm w5 mq-deadline bfq \
-			$(fq_cfgs fairq-cfq fairq-cfq@cgroup fairq-cfq-rec@cgroup)
+		[ "$PLAN_ONLY" = 1 ] ||
+			mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=1,lazy_journal_init=1 /dev/nbm
+		# shellcheck disable=SC2046,SC2086
+		bench_wl nullb-lat-mem nbm w5 mq-deadline bfq iocost \
+			$(fq_cfgs fairq-cfq fairq-cfq@cgroup)
+		alone_flush nullb-lat-mem nbm
 		nullb_drop nbm
 	fi
 
 	# The throttled virtio disk.
-	# shellcheck disable=SC2046
-	round virtio vdc w1 mq-deadline bfq dm-linear $(fq_cfgs fairq-cfq fairq-cfq-rec)
-	# shellcheck disable=SC2046
-	round virtio vdc w2 none mq-deadline bfq kyber dm-linear $(fq_cfgs fairq-cfq fairq-cfq-rec)
-	# shellcheck disable=SC2046
-	round virtio vdc w3 mq-deadline bfq $(fq_cfgs fairq-cfq fairq-cfq-rec)
+	# shellcheck disable=SC2046,SC2086
+	bench_wl virtio vdc w2 $COMP_BEST dm-linear $(fq_cfgs $FQ_MAIN)
+	# shellcheck disable=SC2046,SC2086
+	bench_wl virtio vdc w3 mq-deadline-nr bfq bfq-nr-thru $(fq_cfgs $FQ_MAIN)
+	alone_flush virtio vdc
+	sweep virtio vdc
 
 	# nbd over fairq-nbd's device model.
 	if nbd_up; then
-		for w in w1 w2; do
-			# shellcheck disable=SC2046
-			round nbd nbd0 "$w" mq-deadline $(fq_cfgs fairq-cfq fairq-cfq-rec)
-		done
+		# shellcheck disable=SC2046,SC2086
+		bench_wl nbd nbd0 w2 mq-deadline-nr bfq-nr-thru $(fq_cfgs $FQ_MAIN)
+		alone_flush nbd nbd0
+		sweep nbd nbd0
 		nbd_down
 	fi
 
 	# Overhead: unthrottled (CPU-bound) null_blk.
 	if nullb_make nfast size="$NB_SIZE" blocksize=4096 submit_queues=1 irqmode=0 hw_queue_depth=64; then
-		# shellcheck disable=SC2046
+		# shellcheck disable=SC2046,SC2086
 		round nullb-fast nfast w6qd1 none dm-linear $(fq_cfgs fairq-cfq)
-		# shellcheck disable=SC2046
-		round nullb-fast nfast w6qd32 none dm-linear $(fq_cfgs fairq-fifo fairq-cfq fairq-sfq)
+		# shellcheck disable=SC2046,SC2086
+		round nullb-fast nfast w6qd32 none dm-linear $(fq_cfgs fairq-cfq)
 		nullb_drop nfast
 	fi
 }
@@ -815,15 +1102,15 @@ plan_full() {
 plan_tune() {
 	local variants=() v i w
 	IFS='|' read -r -a variants <<<"${BENCH_TUNE:-$FAIRQ_REC}"
-	# shellcheck disable=SC2046
+	# shellcheck disable=SC2046,SC2086
 	nullb_make nbl $(nb_bound_args) || return 0
 	for w in ${BENCH_TUNE_WLS:-w2}; do
 		for i in "${!variants[@]}"; do
 			FAIRQ_REC=${variants[i]}
 			say "variant t$i: $FAIRQ_REC"
-			# shellcheck disable=SC2086 # BENCH_TUNE_CFGS is a list of configurations
+			# shellcheck disable=SC2086
 			round "nullb-lat#t$i" nbl "$w" ${BENCH_TUNE_CFGS:-fairq-cfq-rec}
-			# shellcheck disable=SC2086 # the same list
+			# shellcheck disable=SC2086
 			round "virtio#t$i" vdc "$w" ${BENCH_TUNE_CFGS:-fairq-cfq-rec}
 		done
 	done
@@ -831,6 +1118,13 @@ plan_tune() {
 }
 
 main() {
+	if [ "$PLAN_ONLY" = 1 ]; then
+		HAVE_FAIRQ=1
+		fio_common
+		case $MODE in quick) plan_quick ;; tune) plan_tune ;; *) plan_full ;; esac
+		rm -rf "$W"
+		return 0
+	fi
 	say "start: mode $MODE, $REPS rep(s), ${RUNTIME}s + ${RAMP}s ramp per measurement"
 	fio_common
 	setup_info

@@ -1,0 +1,204 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Host test of bench/analyze.py's arithmetic: a small fixture of BENCH
+lines (two runs) with hand-computed expected totals, slowdowns, G and
+Jain. Python 3 standard library only.
+
+usage: bench/test_analyze.py        (ends with "N passed, N failed")
+"""
+
+import json
+import os
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import analyze  # noqa: E402
+
+PASSED, FAILED = 0, 0
+
+
+def check(what, got, want, tol=1e-6):
+    global PASSED, FAILED
+    ok = (got == want) if (want is None or isinstance(want, (str, bool, tuple, list))) \
+        else (got is not None and abs(got - want) <= tol * max(1.0, abs(want)))
+    if ok:
+        PASSED += 1
+    else:
+        FAILED += 1
+        print(f"FAIL {what}: got {got!r}, want {want!r}")
+
+
+def job(name, bw_bytes, iops, bs="4k", p99_ns=None):
+    clat = {"mean": 1e6}
+    if p99_ns is not None:
+        clat["percentile"] = {"50.000000": p99_ns // 2, "99.000000": p99_ns}
+    return {"jobname": name, "job options": {"name": name, "bs": bs},
+            "read": {"io_bytes": bw_bytes * 3, "bw_bytes": bw_bytes, "iops": iops,
+                     "runtime": 3000, "total_ios": int(iops * 3), "clat_ns": clat},
+            "write": {}}
+
+
+def bench(dev, wl, cfg, rep, ms, reads, rsect, specs, jobs, procio=None,
+          cgprocs="", fairq0=None, fairq=None, fios=None):
+    o = {"dev": dev, "cfg": cfg, "wl": wl, "rep": rep, "rc": 0, "wall_s": 5.0,
+         "lower": "x", "target": "/dev/x", "args": "", "specs": specs,
+         "win": {"ms": ms, "cpu_ms": 100, "reads": reads, "rsect": rsect,
+                 "writes": 0, "wsect": 0},
+         "fairq0": fairq0 or {}, "fairq": fairq or {}, "slab": "",
+         "procio": procio or ["", ""], "cgprocs": cgprocs, "err": "",
+         "fio": fios if fios is not None else [{"jobs": jobs}]}
+    return "BENCH " + json.dumps(o) + "\n"
+
+
+def pio(entries):
+    """[(pid, tid, bytes at start, bytes at end)] -> procio pair"""
+    return [" ".join(f"{p}:{t}:{a}:0" for p, t, a, _ in entries),
+            " ".join(f"{p}:{t}:{b}:0" for p, t, _, b in entries)]
+
+
+K4 = 4096
+
+
+def fixture(dirname):
+    run1 = ['BENCH_INFO {"kernel":"k","fairq_rec":"depth=2","nr_requests":256}\n']
+    # Workload 2 on disk d under mq-deadline: 2 s window, 1,000 reads of
+    # 4 KiB at the lower device; light read 100 I/Os, heavy 900 in it;
+    # fio's own rates (each over its own runtime) sum to 580 IOPS.
+    run1.append(bench("d", "w2", "mq-deadline", 1, 2000, 1000, 8000,
+                      "light:r4k-psync heavy:r4k-qd32",
+                      [job("light", 60 * K4, 60, p99_ns=80_000_000),
+                       job("heavy", 520 * K4, 520)],
+                      pio([(10, 10, 0, 0), (10, 11, 0, 0), (12, 12, 0, 100 * K4),
+                           (13, 13, 0, 900 * K4)])))
+    # The same under fairq-cfq, with fairq's stats: 1,000 done in the window.
+    run1.append(bench("d", "w2", "fairq-cfq", 1, 2000, 1000, 8000,
+                      "light:r4k-psync heavy:r4k-qd32",
+                      [job("light", 250 * K4, 250), job("heavy", 250 * K4, 250)],
+                      pio([(10, 10, 0, 0), (12, 12, 0, 500 * K4), (13, 13, 0, 500 * K4)]),
+                      fairq0={"done_reqs": 100, "done_bytes": 100 * K4},
+                      fairq={"done_reqs": 1100, "done_bytes": 1100 * K4}))
+    # Alone: light's spec 200 IOPS, heavy's 500 (fio's figures).
+    for cfg in ("mq-deadline", "fairq-cfq"):
+        run1.append(bench("d", "alone", cfg, 1, 0, 0, 0,
+                          "r4k-psync:r4k-psync r4k-qd32:r4k-qd32",
+                          [job("r4k-psync", 200 * K4, 200),
+                           job("r4k-qd32", 500 * K4, 500)]))
+    # Workload 4 (I/O priorities) under bfq: 1 s window; be0 200, be4 100,
+    # be7 25 I/Os, idle none; fio measured idle later, alone: 300 IOPS.
+    run1.append(bench("d", "w4", "bfq", 1, 1000, 325, 2600,
+                      "be0:r4k-qd8 be4:r4k-qd8 be7:r4k-qd8 idle:r4k-qd8",
+                      [job("be0", 200 * K4, 200), job("be4", 100 * K4, 100),
+                       job("be7", 25 * K4, 25), job("idle", 300 * K4, 300)],
+                      pio([(20, 20, 0, 0), (20, 21, 0, 0), (22, 22, 0, 200 * K4),
+                           (23, 23, 0, 100 * K4), (24, 24, 0, 25 * K4),
+                           (25, 25, 0, 0)])))
+    run1.append(bench("d", "alone", "bfq", 1, 0, 0, 0, "r4k-qd8:r4k-qd8",
+                      [job("r4k-qd8", 400 * K4, 400)]))
+    run1.append('BENCH_DONE {"measurements":6,"failed":0}\n')
+    run1.append('BENCH_HOST {"run":"r1","mode":"full","only":"","vm_rc":0,"loadavg":[1.0,2.0]}\n')
+
+    # Run 2 (a later, partial run): workload 4 as cgroups under iocost,
+    # one fio per job, jobs told apart by their cgroup's processes; and a
+    # new w2 table under mq-deadline that replaces run 1's.
+    run2 = ['BENCH_INFO {"kernel":"k"}\n']
+    run2.append(bench("d", "w4cg", "iocost", 1, 1000, 326, 2608,
+                      "be0:r4k-qd8 be4:r4k-qd8 be7:r4k-qd8 idle:r4k-qd8", None,
+                      pio([(30, 30, 0, 0), (31, 31, 0, 200 * K4), (32, 32, 0, 0),
+                           (33, 33, 0, 100 * K4), (34, 34, 0, 0), (35, 35, 0, 25 * K4),
+                           (36, 36, 0, 0), (37, 37, 0, 1 * K4)]),
+                      cgprocs="be0:30,31, be4:32,33, be7:34,35, idle:36,37,",
+                      fios=[{"jobs": [job("be0", 1, 1)]}, {"jobs": [job("be4", 1, 1)]},
+                            {"jobs": [job("be7", 1, 1)]}, {"jobs": [job("idle", 1, 1)]}]))
+    run2.append(bench("d", "alone", "iocost", 1, 0, 0, 0, "r4k-qd8:r4k-qd8",
+                      [job("r4k-qd8", 400 * K4, 400)]))
+    run2.append(bench("d", "w2", "mq-deadline", 1, 1000, 400, 3200,
+                      "light:r4k-psync heavy:r4k-qd32",
+                      [job("light", 100 * K4, 100), job("heavy", 300 * K4, 300)],
+                      pio([(12, 12, 0, 100 * K4), (13, 13, 0, 300 * K4)])))
+    run2.append('BENCH_DONE {"measurements":3,"failed":0}\n')
+    run2.append('BENCH_HOST {"run":"r2","mode":"full","only":"d/","vm_rc":0}\n')
+    paths = []
+    for i, lines in enumerate((run1, run2)):
+        p = os.path.join(dirname, f"run{i + 1}.raw")
+        with open(p, "w") as f:
+            f.writelines(lines)
+        paths.append(p)
+    return paths
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        r1, r2 = fixture(tmp)
+
+        # One run.
+        runs, meas, agg, tg, errs = analyze.analyze([r1], tmp)
+        a = agg[("d", "w2", "mq-deadline")]
+        check("w2 total from the lower device", a["lower_iops"], 500.0)
+        check("w2 fio sum (never the total)", a["fio_sum_iops"], 580.0)
+        check("w2 lower vs fio > 5% apart", analyze.disagrees(a, "w2"), True)
+        check("w2 light window throughput (B/s)", a["jobs"]["light"]["tput"], 100 * K4 / 2)
+        check("w2 s light = 50 / 200", a["jobs"]["light"]["s"], 0.25)
+        check("w2 s heavy = 450 / 500", a["jobs"]["heavy"]["s"], 0.9)
+        check("w2 G = min(2 x 0.25, 2 x 0.9)", a["G"], 0.5)
+        check("w2 Jain over s", a["jain_s"], 2.3 ** 2 / (2 * (0.5 ** 2 + 1.8 ** 2)))
+        check("w2 Jain over bytes 1:9", a["jain"], 100 / 164)
+        check("w2 light share", a["light_share"], 0.1)
+        check("w2 light p99 us", a["light_p99_us"], 80_000.0)
+        f = agg[("d", "w2", "fairq-cfq")]
+        check("fairq done IOPS from its stats", f["fq_iops"], 500.0)
+        check("fairq G = 2 x min(250/200, 250/500)", f["G"], 1.0)
+        check("fairq w2 fio sum agrees", analyze.disagrees(f, "w2"), False)
+        w4 = agg[("d", "w4", "bfq")]
+        check("w4 total from the lower device", w4["lower_iops"], 325.0)
+        check("w4 fio sum counts idle's later run", w4["fio_sum_iops"], 625.0)
+        check("w4 G weighted 200:100:25, idle left out", w4["G"], 0.8125)
+        check("w4 Jain over s/w", w4["jain_s"], 1.0)
+        check("w4 Jain over bytes/w", w4["jain"], 1.0)
+        check("w4 idle slowdown reported", w4["jobs"]["idle"]["s"], 0.0)
+        check("w4 shares on weight", max(abs(v) for v in w4["w4_dev"].values()), 0.0)
+        check("tuning set marks nullb-lat w2 -rec",
+              analyze.tuning("nullb-lat", "w2", "fairq-cfq-rec"), True)
+        check("tuning set leaves virtio alone",
+              analyze.tuning("virtio", "w2", "fairq-cfq-rec"), False)
+        check("best competitor by G names it",
+              analyze.best(agg, "d", "w2", analyze.competitors(agg, "d", "w2"),
+                           lambda x: x["G"]), ("mq-deadline", 0.5))
+        check("competitors exclude fairq",
+              sorted(analyze.competitors(agg, "d", "w2")), ["mq-deadline"])
+
+        # Two runs merged: run 2's w2 table replaces run 1's; the alone
+        # runs of each configuration come from the run that has them.
+        runs, meas, agg, tg, errs = analyze.analyze([r1, r2], tmp)
+        a = agg[("d", "w2", "mq-deadline")]
+        check("merge: w2 from run 2", runs[a["run"]]["label"], "r2")
+        check("merge: w2 total from run 2", a["lower_iops"], 400.0)
+        check("merge: s light with run 1's alone", a["jobs"]["light"]["s"], 0.5)
+        check("merge: other tables kept from run 1",
+              runs[agg[("d", "w4", "bfq")]["run"]]["label"], "r1")
+        c = agg[("d", "w4cg", "iocost")]
+        check("cgroup jobs by their processes", c["jobs"]["be4"]["tput"], 100.0 * K4)
+        check("w4cg G with idle weight 1", c["G"], 0.5 * 326 / 200)
+        check("w4cg Jain over s/w", c["jain_s"], 1.0)
+
+        # The whole pipeline writes its files.
+        out = os.path.join(tmp, "out")
+        sys.argv = ["analyze.py", "--out", out, r1, r2]
+        with open(os.devnull, "w") as null:
+            old, sys.stderr = sys.stderr, null
+            try:
+                rc = analyze.main()
+            finally:
+                sys.stderr = old
+        check("main exits 0", rc, 0)
+        md = open(os.path.join(out, "results.md")).read()
+        check("results.md names the run of a merged table", "(from run r2)" in md, True)
+        check("results.md flags fio's sum", "fio sum IOPS" in md, True)
+        res = json.load(open(os.path.join(out, "results.json")))
+        check("results.json run labels", ",".join(r["label"] for r in res["runs"]), "r1,r2")
+    print(f"{PASSED} passed, {FAILED} failed")
+    return 1 if FAILED else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
