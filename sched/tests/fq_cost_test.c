@@ -221,22 +221,5 @@ static const struct fq_test_case cases[] = {
 
 int main(int argc, char **argv)
 {
-	unsigned int i, passed = 0, failed = 0;
-
-	for (i = 0; i < ARRAY_SIZE(cases); i++) {
-		if (argc > 1 && strcmp(argv[1], cases[i].name))
-			continue;
-		fq_test_failed = 0;
-		fq_env_warnings = 0;
-		cases[i].fn();
-		if (fq_test_failed || fq_env_warnings) {
-			printf("FAIL %s\n", cases[i].name);
-			failed++;
-		} else {
-			printf("ok   %s\n", cases[i].name);
-			passed++;
-		}
-	}
-	printf("cost: %u passed, %u failed\n", passed, failed);
-	return failed ? 1 : 0;
+	return fq_test_run("cost", cases, ARRAY_SIZE(cases), argc, argv);
 }

@@ -40,6 +40,35 @@ struct fq_test_case {
 	void (*fn)(void);
 };
 
+/*
+ * fq_test_run - run @cases (only the one named argv[1], if given); a case
+ * fails on a failed CHECK or a core warning.  Prints one line per case
+ * and "SUITE: N passed, N failed"; returns the exit status.
+ */
+static inline int fq_test_run(const char *suite,
+			      const struct fq_test_case *cases, unsigned int n,
+			      int argc, char **argv)
+{
+	unsigned int i, passed = 0, failed = 0;
+
+	for (i = 0; i < n; i++) {
+		if (argc > 1 && strcmp(argv[1], cases[i].name))
+			continue;
+		fq_test_failed = 0;
+		fq_env_warnings = 0;
+		cases[i].fn();
+		if (fq_test_failed || fq_env_warnings) {
+			printf("FAIL %s\n", cases[i].name);
+			failed++;
+		} else {
+			printf("ok   %s\n", cases[i].name);
+			passed++;
+		}
+	}
+	printf("%s: %u passed, %u failed\n", suite, passed, failed);
+	return failed ? 1 : 0;
+}
+
 /* Checks the core's internal invariants; returns the number broken. */
 int fq_check_invariants(struct fq_sched *fqs);
 
