@@ -78,12 +78,14 @@ sysctl_restore() {
 	if [ "$2" != 0 ]; then echo "$2" >/proc/sys/vm/dirty_background_bytes; else echo "$4" >/proc/sys/vm/dirty_background_ratio; fi
 }
 
-# iostat_bytes CGROUP KEY: KEY (rbytes/wbytes) of the lower device in io.stat
+# iostat_bytes CGROUP KEY: KEY (rbytes/wbytes) of the lower device in
+# io.stat; 0 while the group has no line (or no io.stat) for it yet
 iostat_bytes() {
-	awk -v d="$NBDEV" -v k="$2" '$1 == d {
-		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) print kv[2] }
-		found = 1 }
-		END { if (!found) print 0 }' "$CG/$1/io.stat"
+	local v
+	v=$(awk -v d="$NBDEV" -v k="$2" '$1 == d {
+		for (i = 2; i <= NF; i++) { split($i, kv, "="); if (kv[1] == k) v = kv[2] } }
+		END { print v + 0 }' "$CG/$1/io.stat" 2>/dev/null)
+	echo "${v:-0}"
 }
 
 # flow_weight KEY: weight= of the flow with key KEY in the stats (a flow
