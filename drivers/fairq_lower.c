@@ -10,7 +10,8 @@
  * mirrored onto the fairq disk with set_capacity_and_notify() (uevent,
  * "detected capacity change") and set_disk_ro().  Between a change and
  * the next look nothing is lost: the lower device itself fails I/O past
- * its new end (bio_check_eod), and writes are checked against the
+ * its new end (bio_check_eod; a size of 0 is a vanished device and is not
+ * mirrored), and writes are checked against the
  * lower's read-only state on every bio (fairq_lower_refuses()), because
  * the block layer only warns about writes to a read-only device.
  */
@@ -26,6 +27,7 @@ static void fairq_lower_check(struct fairq_dev *fd)
 {
 	struct block_device *lower = fd->lower.bdev;
 	struct gendisk *disk = fd->disk;
+	sector_t size = bdev_nr_sectors(lower);
 	bool ro = bdev_read_only(lower);
 
 	if (ro != fd->lower_ro) {
@@ -33,9 +35,15 @@ static void fairq_lower_check(struct fairq_dev *fd)
 		fd->lower_ro = ro;
 		set_disk_ro(disk, ro);
 	}
-	/* logs "detected capacity change" and sends a RESIZE=1 uevent */
-	if (get_capacity(disk) != bdev_nr_sectors(lower))
-		set_capacity_and_notify(disk, bdev_nr_sectors(lower));
+	/*
+	 * Logs "detected capacity change" and sends a RESIZE=1 uevent.  A
+	 * size of 0 is a lower device that went away (hot-unplugged, its
+	 * driver dead), not one that shrank: fairq0 keeps its size, so I/O
+	 * to it fails with EIO from the lower device instead of ending at
+	 * an end of device that reads as success.
+	 */
+	if (size && get_capacity(disk) != size)
+		set_capacity_and_notify(disk, size);
 }
 
 static void fairq_lower_work(struct work_struct *work)
