@@ -11,7 +11,9 @@
 
 static struct fq_flow **fq_hash_slot(struct fq_sched *fqs, u64 key)
 {
-	return &fqs->hash[hash_64(key, fqs->hash_bits)];
+	/* seeded, so keys cannot be chosen to share one chain */
+	return &fqs->hash[fq_hash64(key, fqs->hash_key) &
+			  ((1ull << fqs->hash_bits) - 1)];
 }
 
 void fq_cfq_unmap(struct fq_sched *fqs, struct fq_flow *fqf)

@@ -201,6 +201,7 @@ struct fq_sched {
 	struct fq_flow *free;	/* free list through ->hnext */
 	struct fq_flow **hash;	/* cfq: 1 << hash_bits chains */
 	struct fq_flow **bucket;	/* sfq: max_flows slots, buckets used */
+	u64 hash_key;		/* cfq hash seed, drawn at create, never changed */
 	u32 hash_bits;
 	u32 nr_flows;		/* flows taken from the pool now */
 	struct fq_flow overflow;	/* shared when the pool is exhausted */

@@ -99,6 +99,7 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 		fq_list_init(&fqs->heads[i]);
 	fq_list_init(&fqs->batch);
 	fqs->prng = seed;
+	fqs->hash_key = fq_hash64(seed, 1);
 	for (pp = fq_policies; *pp; pp++)
 		if ((*pp)->init)
 			(*pp)->init(fqs);

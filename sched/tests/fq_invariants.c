@@ -173,7 +173,8 @@ int fq_check_invariants(struct fq_sched *fqs)
 		check_flow(fqs, f, &batch, &inflight);
 		queued += f->nr_queued + f->nr_batch;
 		if (f->flags & FQ_FF_HASHED) {
-			for (h = fqs->hash[hash_64(f->key, fqs->hash_bits)];
+			for (h = fqs->hash[fq_hash64(f->key, fqs->hash_key) &
+					       ((1ull << fqs->hash_bits) - 1)];
 			     h && h != f; h = h->hnext)
 				;
 			INV(h == f);

@@ -1596,6 +1596,55 @@ static void t_stats(void)
 	th_free();
 }
 
+/*
+ * The cfq flow hash is seeded: two instances with different seeds put the
+ * same 64 keys on different chains (unseeded, every key would land on the
+ * same chain index in both, so a user could pick keys that share one).
+ */
+static unsigned int chain_of(struct fq_sched *s, u64 key)
+{
+	unsigned int i;
+	struct fq_flow *f;
+
+	for (i = 0; i < (1u << s->hash_bits); i++)
+		for (f = s->hash[i]; f; f = f->hnext)
+			if (f->key == key)
+				return i;
+	return ~0u;
+}
+
+static void t_cfq_hash_seeded(void)
+{
+	static struct fq_req rq[2][64];
+	struct fq_sched *s[2];
+	unsigned int i, j, same = 0;
+
+	for (j = 0; j < 2; j++) {
+		s[j] = fq_sched_create("cfq", j + 1);
+		CHECK(s[j] != NULL);
+		if (!s[j])
+			return;
+		for (i = 0; i < 64; i++) {
+			memset(&rq[j][i], 0, sizeof(rq[j][i]));
+			rq[j][i].bytes = 4096;
+			rq[j][i].key = 1000 + i;
+			rq[j][i].flags = FQ_REQ_SYNC;
+			fq_sched_enqueue(s[j], &rq[j][i], 0);
+		}
+	}
+	CHECK(s[0]->hash_key != s[1]->hash_key);
+	for (i = 0; i < 64; i++) {
+		CHECK(chain_of(s[0], 1000 + i) != ~0u);
+		same += chain_of(s[0], 1000 + i) == chain_of(s[1], 1000 + i);
+	}
+	CHECK(same < 32);
+	for (j = 0; j < 2; j++) {
+		while (fq_sched_drain(s[j]))
+			;
+		fq_sched_destroy(s[j]);
+	}
+}
+
 static void t_fifo_policy(void)
 {
 	struct fq_req *rq;
@@ -1677,6 +1726,7 @@ static const struct fq_test_case cases[] = {
 	{ "max_flows_resize", t_max_flows_resize },
 	{ "stats", t_stats },
 	{ "fifo_policy", t_fifo_policy },
+	{ "cfq_hash_seeded", t_cfq_hash_seeded },
 	{ "complete_bad_state", t_complete_bad_state },
 };
 
