@@ -199,6 +199,17 @@ struct sim_cfg {
 	u64 secs_ms;		/* simulated time [ms] */
 };
 
+/* A run starts at time 0 with an empty event heap and a seeded PRNG. */
+static void sim_start_clock(struct sim *sm, u64 secs_ms, u64 seed)
+{
+	sm->rng = seed * 0x9E3779B97F4A7C15ull + 7;
+	sm->now = 0;
+	sm->nheap = 0;
+	sm->last_timer = 0;
+	sm->end_ns = secs_ms * MS;
+	sm->warm_ns = sm->end_ns / 10;
+}
+
 static void sim_run(struct sim *sm, const struct sim_cfg *c, u64 seed)
 {
 	char buf[16];
@@ -222,12 +233,7 @@ static void sim_run(struct sim *sm, const struct sim_cfg *c, u64 seed)
 		sm->reqs[i].next_free = sm->free;
 		sm->free = &sm->reqs[i];
 	}
-	sm->rng = seed * 0x9E3779B97F4A7C15ull + 7;
-	sm->now = 0;
-	sm->nheap = 0;
-	sm->last_timer = 0;
-	sm->end_ns = c->secs_ms * MS;
-	sm->warm_ns = sm->end_ns / 10;
+	sim_start_clock(sm, c->secs_ms, seed);
 	for (i = 0; i < sm->nflows; i++)
 		for (j = 0; j < sm->f[i].depth; j++)
 			sim_issue(sm, i);
@@ -820,12 +826,7 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 		dr->reqs[i].next_free = dr->free;
 		dr->free = &dr->reqs[i];
 	}
-	sm->rng = seed * 0x9E3779B97F4A7C15ull + 7;
-	sm->now = 0;
-	sm->nheap = 0;
-	sm->last_timer = 0;
-	sm->end_ns = c->secs_ms * MS;
-	sm->warm_ns = sm->end_ns / 10;
+	sim_start_clock(sm, c->secs_ms, seed);
 	for (i = 0; i < sm->nflows; i++)
 		for (j = 0; j < sm->f[i].depth; j++)
 			dev_issue(sm, dr, i);
