@@ -1090,7 +1090,7 @@ plan_full() {
 		# shellcheck disable=SC2046,SC2086
 		round nullb-fast nfast w6qd1 none dm-linear $(fq_cfgs fairq-cfq)
 		# shellcheck disable=SC2046,SC2086
-		round nullb-fast nfast w6qd32 none dm-linear $(fq_cfgs fairq-cfq)
+		round nullb-fast nfast w6qd32 none dm-linear $(fq_cfgs fairq-cfq fairq-cfq:depth=32)
 		nullb_drop nfast
 	fi
 }

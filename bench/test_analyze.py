@@ -167,6 +167,25 @@ def main():
         check("competitors exclude fairq",
               sorted(analyze.competitors(agg, "d", "w2")), ["mq-deadline"])
 
+        # Targets on a device-bound disk: the fixture's disk as "virtio".
+        va = {("virtio",) + k[1:]: v for k, v in agg.items()}
+        tgt = {(t[0], t[1]): t for t in analyze.targets(va)}
+        check("target W2 G >= 0.9 for the defaults",
+              tgt[("W2 G >= 0.9 (virtio)", "fairq-cfq")][3], "PASS")
+        check("target W2 total counts the lower device",
+              tgt[("W2 total >= 95% of none/mq-deadline's (virtio)", "fairq-cfq")][3],
+              "PASS")
+        check("no Jain-over-s target on W2 (a QD1 reader cannot fill the disk)",
+              [k for k in tgt if k[0].startswith("W2 Jain")], [])
+        va[("virtio", "w2", "fairq-cfq")] = dict(va[("virtio", "w2", "fairq-cfq")],
+                                                 G=0.89, lower_iops=470.0)
+        tgt = {(t[0], t[1]): t for t in analyze.targets(va)}
+        check("target W2 G 0.89 misses",
+              tgt[("W2 G >= 0.9 (virtio)", "fairq-cfq")][3], "MISS")
+        check("target W2 total 94% misses",
+              tgt[("W2 total >= 95% of none/mq-deadline's (virtio)", "fairq-cfq")][3],
+              "MISS")
+
         # Two runs merged: run 2's w2 table replaces run 1's; the alone
         # runs of each configuration come from the run that has them.
         runs, meas, agg, tg, errs = analyze.analyze([r1, r2], tmp)
