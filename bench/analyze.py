@@ -183,7 +183,7 @@ def parse(paths):
     runs, meas, errs = [], [], []
     for i, path in enumerate(paths):
         run = {"label": os.path.basename(path), "info": {}, "done": None,
-               "host": {}, "index": i}
+               "host": {}, "index": i, "startup": []}
         with open(path, errors="replace") as f:
             for line in f:
                 tag, _, rest = line.partition(" ")
@@ -204,6 +204,8 @@ def parse(paths):
                     errs.append(obj)
                 elif tag == "BENCH_DONE":
                     run["done"] = obj
+                elif tag == "BENCH_STARTUP":
+                    run["startup"].append(obj)
                 elif tag == "BENCH":
                     m = measurement(obj)
                     m["run"] = i
@@ -627,6 +629,68 @@ def targets(agg):
     return out
 
 
+# ------------------------------------------------------------ start-up
+
+STARTUP_TARGET = 1.5    # loaded / alone, fairq at its defaults
+
+
+def startup_agg(runs):
+    """{(dev, cfg): {alone_ms, loaded_ms, ratio, n, run}}: medians of the
+    BENCH_STARTUP lines that read cleanly (rc 0), each disk's from the last
+    run that measured start-up on it."""
+    last = {}
+    for r in runs:
+        for o in r["startup"]:
+            last[o["dev"]] = r["index"]
+    out = {}
+    for r in runs:
+        by = {}
+        for o in r["startup"]:
+            if last[o["dev"]] != r["index"] or o.get("rc") or not o.get("alone_ms"):
+                continue
+            by.setdefault((o["dev"], o["cfg"]), []).append(o)
+        for k, os_ in by.items():
+            a = median([o["alone_ms"] for o in os_])
+            lo = median([o["loaded_ms"] for o in os_])
+            out[k] = {"alone_ms": a, "loaded_ms": lo,
+                      "ratio": median([o["loaded_ms"] / o["alone_ms"] for o in os_]),
+                      "n": len(os_), "run": r["index"],
+                      "readers": os_[0].get("readers"), "files": os_[0].get("files")}
+    return out
+
+
+def startup_targets(st):
+    out = []
+    for (dev, cfg), a in sorted(st.items()):
+        if cfg != HEADLINE_FQ:
+            continue
+        comp = [(c, b["ratio"]) for (d, c), b in st.items() if d == dev and not is_fairq(c)]
+        bc = min(comp, key=lambda cv: cv[1]) if comp else (None, None)
+        out.append((f"start-up under {a['readers']} readers <= "
+                    f"{STARTUP_TARGET:g}x alone ({dev})", cfg,
+                    f"{a['loaded_ms']:.0f} vs {a['alone_ms']:.0f} ms "
+                    f"({a['ratio']:.2f}x); best competitor {bc[0]} "
+                    f"{fmt(bc[1], 2)}x",
+                    "PASS" if a["ratio"] <= STARTUP_TARGET else "MISS"))
+    return out
+
+
+def section_startup(st, runs):
+    if not st:
+        return ""
+    order = sorted(st, key=lambda k: (k[0], cfg_key(k[1])))
+    rows = [[dev, cfg, fmt(st[(dev, cfg)]["alone_ms"]), fmt(st[(dev, cfg)]["loaded_ms"]),
+             f"{st[(dev, cfg)]['ratio']:.2f}", str(st[(dev, cfg)]["n"])]
+            for dev, cfg in order]
+    a0 = next(iter(st.values()))
+    return ("## Interactive start-up\n\nReading " + str(a0["files"]) +
+            " small files (4-16 KiB, 20 directories) cold from ext4 with cat, "
+            "alone and while " + str(a0["readers"]) + " direct sequential "
+            "readers (1 MiB, psync) stream from the same disk; medians.\n\n"
+            + md_table(["disk", "config", "alone ms", "loaded ms", "loaded / alone", "reps"],
+                       rows) + "\n")
+
+
 # --------------------------------------------------------------- markdown
 
 def _numeric(c):
@@ -950,6 +1014,7 @@ def write_md(path, runs, meas, agg, tg, errs):
     s += "## Targets\n\n"
     s += md_table(["target", "config", "figures", "result"],
                   [list(t) for t in tg]) + "\n"
+    s += section_startup(startup_agg(runs), runs)
     cmp_ = comparison(agg)
     if cmp_:
         s += ("## fairq against the best competitor\n\nEach fairq configuration "
@@ -1177,7 +1242,7 @@ def analyze(raws, out):
     meas, _ = select_runs(meas)
     apply_slowdown(meas)
     agg = aggregate(meas)
-    return runs, meas, agg, targets(agg), errs
+    return runs, meas, agg, targets(agg) + startup_targets(startup_agg(runs)), errs
 
 
 def main():
@@ -1218,6 +1283,8 @@ def main():
                     for t in tg],
         "summary": [dict(dev=k[0], wl=k[1], cfg=k[2], **v)
                     for k, v in sorted(agg.items())],
+        "startup": [dict(dev=k[0], cfg=k[1], **v)
+                    for k, v in sorted(startup_agg(runs).items())],
         "measurements": meas, "setup_errors": errs,
         "plots": [os.path.join("plots", p) for p in pngs],
     }

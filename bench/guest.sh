@@ -882,6 +882,92 @@ run_cg() {
 	return "$rc"
 }
 
+# ---- interactive start-up ----
+
+# Start-up: the time to read a few hundred small files cold from ext4
+# (what starting a program does), alone and while STARTUP_READERS direct
+# sequential readers stream from the same disk. Per configuration the
+# file system is made once; each repetition then mounts it with a cold
+# cache and reads every file with cat, once alone and once under load.
+# The figure is loaded / alone (target <= 1.5).
+STARTUP_FILES=${BENCH_STARTUP_FILES:-300}
+STARTUP_READERS=${BENCH_STARTUP_READERS:-10}
+
+startup_populate() {	# startup_populate: mkfs and the files on $TARGET
+	local i
+	mkfs.ext4 -q -F -E lazy_itable_init=1,lazy_journal_init=1 "$TARGET" || return 1
+	mkdir -p /mnt/bench && mount "$TARGET" /mnt/bench || return 1
+	for i in $(seq "$STARTUP_FILES"); do
+		mkdir -p "/mnt/bench/d$((i % 20))" &&
+			head -c $((4096 * (1 + i % 4))) /dev/urandom >"/mnt/bench/d$((i % 20))/f$i" || break
+	done
+	umount /mnt/bench && [ "$i" = "$STARTUP_FILES" ]
+}
+
+startup_read_ms() {	# startup_read_ms: mount cold, read every file; STARTUP_MS
+	local t0 t1 rc=0
+	sync
+	echo 3 >/proc/sys/vm/drop_caches
+	mount -o ro "$TARGET" /mnt/bench || return 1
+	t0=${EPOCHREALTIME/./}
+	find /mnt/bench -type f -exec cat {} + >/dev/null || rc=1
+	t1=${EPOCHREALTIME/./}
+	umount /mnt/bench || rc=1
+	STARTUP_MS=$(((10#$t1 - 10#$t0) / 1000))
+	return "$rc"
+}
+
+# startup_one DEV LOWER CFG REP: one BENCH_STARTUP line.
+startup_one() {
+	local dev=$1 lower=$2 cfg=$3 rep=$4 alone loaded pids=() p rc=0 lower_r0 lower_r1
+	NMEAS=$((NMEAS + 1))
+	if [ "$PLAN_ONLY" = 1 ]; then
+		echo "PLAN $dev startup $cfg $rep $((RUNTIME * 4 + OVH_S * 2))"
+		return 0
+	fi
+	if ! cfg_up "$lower" "$cfg" || ! startup_populate; then
+		say "$dev startup $cfg rep $rep: set-up failed"
+		echo "BENCH_ERR {\"dev\":\"$dev\",\"cfg\":\"$cfg\",\"wl\":\"startup\",\"rep\":$rep,\"why\":\"setup\"}"
+		cfg_down "$lower"
+		NFAILED=$((NFAILED + 1))
+		return 0
+	fi
+	startup_read_ms || rc=1
+	alone=$STARTUP_MS
+	for p in $(seq "$STARTUP_READERS"); do
+		timeout -k 5 $((RUNTIME * 20 + 60)) fio --name="seq$p" --filename="$TARGET" \
+			--ioengine=psync --direct=1 --rw=read --bs=1M --time_based \
+			--runtime=$((RUNTIME * 20 + 30)) --offset=$(((p - 1) * 10))% --size=10% \
+			--output=/dev/null >/dev/null 2>&1 &
+		pids+=($!)
+	done
+	sleep "$RAMP"
+	read -r _ _ lower_r0 _ </sys/block/"$lower"/stat
+	startup_read_ms || rc=1
+	read -r _ _ lower_r1 _ </sys/block/"$lower"/stat
+	loaded=$STARTUP_MS
+	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
+	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
+	cfg_down "$lower"
+	[ "$rc" = 0 ] || NFAILED=$((NFAILED + 1))
+	printf 'BENCH_STARTUP {"dev":"%s","cfg":"%s","rep":%d,"rc":%d,"files":%d,"readers":%d,"alone_ms":%d,"loaded_ms":%d,"lower_sectors_read_loaded":%d,"args":"%s"}\n' \
+		"$dev" "$cfg" "$rep" "$rc" "$STARTUP_FILES" "$STARTUP_READERS" "$alone" "$loaded" \
+		$((lower_r1 - lower_r0)) "$CFG_NOTE"
+	say "#$NMEAS $dev startup $cfg rep $rep: ${alone} ms alone, ${loaded} ms under $STARTUP_READERS readers"
+}
+
+# startup DEV LOWER CFG...: REPS interleaved rounds of startup_one.
+startup() {
+	local dev=$1 lower=$2 rep cfg
+	shift 2
+	for rep in $(seq "$REPS"); do
+		for cfg in "$@"; do
+			[ -n "$ONLY" ] && ! [[ "$dev/startup/$cfg" =~ $ONLY ]] && continue
+			startup_one "$dev" "$lower" "$cfg" "$rep"
+		done
+	done
+}
+
 # ---- the plan ----
 
 # round DEV LOWER WL CFG...: REPS rounds, each over every CFG in turn.
@@ -1026,6 +1112,8 @@ plan_full() {
 		bench_wl nullb-lat nbl w4cg bfq iocost $(fq_cfgs fairq-cfq@cgroup)
 		alone_flush nullb-lat nbl
 		sweep nullb-lat nbl
+		# shellcheck disable=SC2046,SC2086
+		startup nullb-lat nbl mq-deadline bfq kyber $(fq_cfgs $FQ_MAIN)
 		nullb_drop nbl
 	else
 		say "no device-bound null_blk"

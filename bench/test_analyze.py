@@ -95,6 +95,15 @@ def fixture(dirname):
                            (25, 25, 0, 0)])))
     run1.append(bench("d", "alone", "bfq", 1, 0, 0, 0, "r4k-qd8:r4k-qd8",
                       [job("r4k-qd8", 400 * K4, 400)]))
+    # Start-up on disk d: fairq 100 -> 120 ms and 100 -> 140 ms (median
+    # ratio 1.3), mq-deadline 100 -> 400 ms; one failed read (rc 1) left out.
+    for rep, (a, lo) in enumerate(((100, 120), (100, 140), (100, 130)), 1):
+        run1.append('BENCH_STARTUP {"dev":"d","cfg":"fairq-cfq","rep":%d,"rc":0,'
+                    '"files":300,"readers":10,"alone_ms":%d,"loaded_ms":%d}\n' % (rep, a, lo))
+    run1.append('BENCH_STARTUP {"dev":"d","cfg":"mq-deadline","rep":1,"rc":0,'
+                '"files":300,"readers":10,"alone_ms":100,"loaded_ms":400}\n')
+    run1.append('BENCH_STARTUP {"dev":"d","cfg":"mq-deadline","rep":2,"rc":1,'
+                '"files":300,"readers":10,"alone_ms":100,"loaded_ms":9000}\n')
     run1.append('BENCH_DONE {"measurements":6,"failed":0}\n')
     run1.append('BENCH_HOST {"run":"r1","mode":"full","only":"","vm_rc":0,"loadavg":[1.0,2.0]}\n')
 
@@ -167,6 +176,13 @@ def main():
         check("competitors exclude fairq",
               sorted(analyze.competitors(agg, "d", "w2")), ["mq-deadline"])
 
+        st = analyze.startup_agg(runs)
+        check("start-up median ratio", st[("d", "fairq-cfq")]["ratio"], 1.3)
+        check("start-up failed read left out", st[("d", "mq-deadline")]["n"], 1)
+        stt = analyze.startup_targets(st)
+        check("start-up target PASS at 1.3x, competitor named",
+              (stt[0][3], "mq-deadline 4.00x" in stt[0][2]), ("PASS", True))
+
         # Targets on a device-bound disk: the fixture's disk as "virtio".
         va = {("virtio",) + k[1:]: v for k, v in agg.items()}
         tgt = {(t[0], t[1]): t for t in analyze.targets(va)}
@@ -213,6 +229,7 @@ def main():
         md = open(os.path.join(out, "results.md")).read()
         check("results.md names the run of a merged table", "(from run r2)" in md, True)
         check("results.md flags fio's sum", "fio sum IOPS" in md, True)
+        check("results.md has the start-up table", "## Interactive start-up" in md, True)
         res = json.load(open(os.path.join(out, "results.json")))
         check("results.json run labels", ",".join(r["label"] for r in res["runs"]), "r1,r2")
     print(f"{PASSED} passed, {FAILED} failed")
