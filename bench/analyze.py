@@ -684,7 +684,7 @@ def section_startup(st, runs):
             for dev, cfg in order]
     a0 = next(iter(st.values()))
     return ("## Interactive start-up\n\nReading " + str(a0["files"]) +
-            " small files (4-16 KiB, 20 directories) cold from ext4 with cat, "
+            " small files (4-16 KiB, 10 directories) cold from ext4 with cat, "
             "alone and while " + str(a0["readers"]) + " direct sequential "
             "readers (1 MiB, psync) stream from the same disk; medians.\n\n"
             + md_table(["disk", "config", "alone ms", "loaded ms", "loaded / alone", "reps"],
