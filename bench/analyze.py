@@ -1251,7 +1251,7 @@ def main():
     ap.add_argument("raw", nargs="+")
     args = ap.parse_args()
     runs, meas, agg, tg, errs = analyze(args.raw, args.out)
-    if not meas:
+    if not meas and not any(r["startup"] for r in runs):
         print("analyze: no measurements", file=sys.stderr)
         return 1
     os.makedirs(args.out, exist_ok=True)
