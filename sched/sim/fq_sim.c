@@ -222,7 +222,8 @@ static void sim_run(struct sim *sm, const struct sim_cfg *c, u64 seed)
 	fq_sched_set(sm->s, "max_flows", "16384");
 	fq_sched_set(sm->s, "depth", buf);
 	fq_sched_set(sm->s, "fairness", c->fairness ? c->fairness : "requests");
-	fq_sched_set(sm->s, "idle_us", c->idle_us ? c->idle_us : "0");
+	if (c->idle_us)
+		fq_sched_set(sm->s, "idle_us", c->idle_us);
 	if (c->buckets)
 		fq_sched_set(sm->s, "buckets", c->buckets);
 	for (i = 0; i < sm->nflows; i++)
@@ -474,7 +475,7 @@ static void w2_one(struct sim *sm, u64 seed, u64 ms, const char *pol,
 	tot = total_mbs(sm);
 	s_mbs = (double)sm->f[0].done_bytes / window_s(sm) / 1e6;
 	printf("| %d | %s | %s | %.1f%% | %.0f | %.0f | %.2f | %.0f | %.1f |\n",
-	       depth, pol, idle ? idle : "0", 100.0 * s_mbs / tot,
+	       depth, pol, idle ? idle : "default", 100.0 * s_mbs / tot,
 	       pct(&sm->f[0], 0.50), pct(&sm->f[0], 0.99),
 	       pct(&sm->f[0], 0.99) / p99_alone, total_iops(sm), tot);
 	sim_reset_results(sm);
@@ -487,7 +488,7 @@ static void w2(struct sim *sm, u64 seed, u64 ms)
 	double alone;
 	int d, p;
 
-	printf("\nW2: sync flow S (1 outstanding, next request 20 us after each completion) vs flow B (32 outstanding), random 4 KiB; idle_us=200 when on\n\n");
+	printf("\nW2: sync flow S (1 outstanding, next request 20 us after each completion) vs flow B (32 outstanding), random 4 KiB; idle_us 0 (off), 5000, and the default\n\n");
 	printf("| depth | policy | idle_us | S share | S p50 us | S p99 us | S p99 / alone | total IOPS | total MB/s |\n");
 	printf("|---|---|---|---|---|---|---|---|---|\n");
 	for (d = 0; d < 3; d++) {
@@ -501,10 +502,13 @@ static void w2(struct sim *sm, u64 seed, u64 ms)
 		       total_mbs(sm));
 		sim_reset_results(sm);
 		for (p = 0; p < 3; p++) {
-			w2_one(sm, seed, ms, policies[p], depths[d], NULL, alone);
-			if (p)
+			w2_one(sm, seed, ms, policies[p], depths[d], "0", alone);
+			if (p) {
 				w2_one(sm, seed, ms, policies[p], depths[d],
-				       "200", alone);
+				       "5000", alone);
+				w2_one(sm, seed, ms, policies[p], depths[d],
+				       NULL, alone);
+			}
 		}
 	}
 }
@@ -1166,7 +1170,7 @@ static void antic_mix(struct sim *sm, u64 think_ns)
 
 static void antic_table(struct sim *sm, u64 seed)
 {
-	static const u64 thinks[] = { 0, 200 * US, 2 * MS };
+	static const u64 thinks[] = { 0, 20 * US, 200 * US, 2 * MS };
 	static const struct sim_dev m = { .kind = SIM_DEV_FIFO, .servers = 2,
 					  .req_ns = 100000, .byte_ps = 1000 };
 	struct dev_cfg cfg[4] = {
