@@ -1360,7 +1360,7 @@ static void t_returning_flow(void)
 	CHECK_EQ(keys[0], 2);			/* a new flow: after the turn */
 	CHECK_EQ(keys[1], 2);
 	CHECK_EQ(keys[2], 1);
-	th_run(20, NULL);			/* five rounds without flow 1 */
+	th_run(22, NULL);			/* 5.5 rounds without flow 1 */
 	th_enq(1, 8, 4096, SYNC, 0);
 	CHECK_EQ(th_run(1, keys), 1);
 	CHECK_EQ(keys[0], 1);			/* back: served at once */
