@@ -419,10 +419,10 @@ static void fq_antic_cancel(struct fq_sched *fqs)
 	fqs->antic = NULL;
 	if (fqf->round == fqs->cq[fqf->ci].round && fqf->deficit > 0)
 		fqf->deficit = 0;	/* the turn is over */
-	if (fqf->where == FQ_FW_IDLE) {
+	if (fqf->where == FQ_FW_IDLE)
 		fq_flow_unlink(fqs, fqf);
+	if (fqf->where == FQ_FW_NONE && fq_flow_idle(fqf))
 		fq_flow_release(fqs, fqf);
-	}
 }
 
 /*

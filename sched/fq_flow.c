@@ -319,6 +319,9 @@ void fq_flow_release(struct fq_sched *fqs, struct fq_flow *fqf)
 
 	if (fqf->flags & FQ_FF_OVERFLOW)
 		return;
+	/* waited for: kept, on no list, until fq_antic_cancel() lets it go */
+	if (fqs->antic == fqf && !(fqf->flags & FQ_FF_ORPHAN))
+		return;
 	slot = fq_flow_idle_slot(fqs, fqf);
 	if ((fqf->flags & FQ_FF_ORPHAN) || slot < 0) {
 		fq_flow_free(fqs, fqf);
@@ -340,10 +343,13 @@ void fq_flow_maybe_release(struct fq_sched *fqs, struct fq_flow *fqf)
  */
 void fq_flows_reap(struct fq_sched *fqs)
 {
+	struct fq_flow *antic = fqs->antic;
 	struct fq_node *idle;
 	u32 ci, i;
 
 	fqs->antic = NULL;
+	if (antic && antic->where == FQ_FW_NONE && fq_flow_idle(antic))
+		fq_flow_release(fqs, antic);
 	for (ci = 0; ci < FQ_PRIO_COUNT; ci++) {
 		for (i = 0; i < FQ_IDLE_LISTS; i++) {
 			idle = &fqs->cq[ci].idle[i];

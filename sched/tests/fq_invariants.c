@@ -68,7 +68,9 @@ static void check_flow(struct fq_sched *fqs, struct fq_flow *f,
 		break;
 	case FQ_FW_NONE:
 		INV(f->nr_queued == 0);
-		INV(!fq_flow_idle(f) || (f->flags & FQ_FF_OVERFLOW));
+		/* idle on no list: the overflow flow, or the one waited for */
+		INV(!fq_flow_idle(f) || (f->flags & FQ_FF_OVERFLOW) ||
+		    f == fqs->antic);
 		break;
 	default:
 		INV(0);
