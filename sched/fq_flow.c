@@ -145,6 +145,7 @@ void fq_flow_unlink(struct fq_sched *fqs, struct fq_flow *fqf)
 	if (fqf->where == FQ_FW_BUSY) {
 		fq_list_del(&fqf->link);
 		fqs->cq[fqf->ci].nr_busy--;
+		fqs->cq[fqf->ci].wsum -= fqf->weight;
 	} else if (fqf->where == FQ_FW_IDLE) {
 		fq_list_del(&fqf->link);
 	}

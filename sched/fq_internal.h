@@ -112,6 +112,8 @@ enum {
 	FQ_FF_HASHED = 1u << 3,		/* a cfq/fifo flow, in fqs->hash[] */
 	/* no place in its class's rounds yet: joins the current one's tail */
 	FQ_FF_FRESH = 1u << 4,
+	/* came back to the head of the current round: paced (fq_drr.c) */
+	FQ_FF_PACED = 1u << 5,
 	/* in the policy's map: its ->unmap() runs when the flow is freed */
 	FQ_FF_MAPPED = FQ_FF_BUCKET | FQ_FF_HASHED,
 };
@@ -193,6 +195,8 @@ struct fq_classq {
 	u32 later_min;		/* the earliest round of a flow on later */
 	u32 round;		/* round number, wraps */
 	u32 nr_busy;		/* flows on cur + next + later */
+	u32 wsum;		/* their weights */
+	u64 round_work;		/* cost served in this round's credit */
 };
 
 /*
