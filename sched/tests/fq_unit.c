@@ -1375,6 +1375,58 @@ static void t_returning_flow(void)
 	th_free();
 }
 
+/*
+ * Coming and going banks nothing: flow 1 issues bursts of 1..12 requests
+ * after pauses of 0..40 dispatches against the always-backlogged flow 2
+ * (quantum 4).  While flow 2 is backlogged, flow 1 never gets more than
+ * two turns' credit (the carried one and the current) in a row, however
+ * long it was away; and over the run it gets no more than half.
+ */
+static void t_no_banking(void)
+{
+	struct fq_req *rq;
+	u64 rng = 12345;
+	int i, run = 0, worst = 0, pause = 0, n1 = 0, q2 = 0, q1 = 0;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("quantum", "4");
+	for (i = 0; i < 3000 && th.n < TH_REQS - 16; i++) {
+		while (q2 < 8) {
+			th_enq(2, (u64)th.n, 4096, 0, 0);
+			q2++;
+		}
+		if (!q1 && pause-- <= 0) {
+			int k, burst;
+
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			burst = 1 + (int)((rng >> 33) % 12);
+			pause = (int)((rng >> 45) % 41);
+			for (k = 0; k < burst; k++)
+				th_enq(1, (u64)th.n, 4096, SYNC, 0);
+			q1 = burst;
+		}
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		if (rq->key == 1) {
+			q1--;
+			n1++;
+			run++;
+			worst = run > worst ? run : worst;
+		} else {
+			q2--;
+			run = 0;
+		}
+		th.now += 10 * US;
+		th_done(rq, 0);
+	}
+	CHECK(worst <= 2 * 4);
+	CHECK(n1 * 2 <= i + 8);
+	th_free();
+}
+
 /* Expiry respects weights: weight 1 against 1000, everything expired. */
 static void t_expiry_weights(void)
 {
@@ -1965,6 +2017,7 @@ static const struct fq_test_case cases[] = {
 	{ "anticipation_sfq", t_anticipation_sfq },
 	{ "anticipation_rt_preempts", t_anticipation_rt_preempts },
 	{ "returning_flow", t_returning_flow },
+	{ "no_banking", t_no_banking },
 	{ "expiry_weights", t_expiry_weights },
 	{ "debt_loop_bounded", t_debt_loop_bounded },
 	{ "debt_survives_reap", t_debt_survives_reap },
