@@ -96,9 +96,27 @@ void fq_flow_head_init(struct fq_flow *fqf)
 }
 
 /*
+ * The bounded wait of @fqf's requests is fifo_expire_*_ms << this: a flow
+ * of weight w below FQ_WEIGHT_BASE waits up to the power of two at least
+ * FQ_WEIGHT_BASE / w times longer (weight 50: 2x, 25: 4x, 1: 128x), so
+ * that expiry, which goes before turns, cannot give a light flow more
+ * than its weight asks (a weight-1 flow against a weight-1000 one, both
+ * always expired, would otherwise get half the disk).  The default
+ * weight and above keep fifo_expire_*_ms.
+ */
+u32 fq_flow_expire_scale(const struct fq_flow *fqf)
+{
+	u32 b = 0;
+
+	while (b + 1 < FQ_EXPIRE_SCALES && (fqf->weight << b) < FQ_WEIGHT_BASE)
+		b++;
+	return b;
+}
+
+/*
  * The first queued request of @fqf may have changed: a new one starts its
- * bounded wait now and the flow goes to the tail of its heads list, which
- * so stays in head_ns order.
+ * bounded wait now and the flow goes to the tail of its heads list (by
+ * kind and deadline scale), which so stays in head_ns order.
  */
 void fq_flow_head_update(struct fq_sched *fqs, struct fq_flow *fqf)
 {
@@ -117,7 +135,8 @@ void fq_flow_head_update(struct fq_sched *fqs, struct fq_flow *fqf)
 	if (i == FQ_FIFO_IDLE)
 		return;
 	fqf->head_ns = fqs->now_ns;
-	fq_list_add_tail(&fqf->head_link, &fqs->heads[i]);
+	fq_list_add_tail(&fqf->head_link,
+			 &fqs->heads[i][fq_flow_expire_scale(fqf)]);
 }
 
 /* Take @fqf off its class's round list or idle list, if on one. */
@@ -126,6 +145,7 @@ void fq_flow_unlink(struct fq_sched *fqs, struct fq_flow *fqf)
 	if (fqf->where == FQ_FW_BUSY) {
 		fq_list_del(&fqf->link);
 		fqs->cq[fqf->ci].nr_busy--;
+		fqs->cq[fqf->ci].wsum -= fqf->weight;
 	} else if (fqf->where == FQ_FW_IDLE) {
 		fq_list_del(&fqf->link);
 	}
@@ -145,6 +165,63 @@ void fq_flow_unmap(struct fq_sched *fqs, struct fq_flow *fqf)
 	fqf->hnext = NULL;
 }
 
+/*
+ * The flow memory: what a mapped flow leaves behind when it goes back to
+ * the pool -- its class, round and credit (a debt, or a turn already
+ * spent, stays owed: a reap or a reclaim does not forgive it) and its
+ * think time -- found again by key when the key comes back.  A small
+ * direct-mapped table (FQ_MEM_SLOTS): a newer flow of the same slot
+ * replaces an older one; a round far in the past means nothing.
+ */
+static struct fq_flow_mem *fq_flow_mem_slot(struct fq_sched *fqs, u64 key)
+{
+	return &fqs->mem[fq_hash64(key, fqs->hash_key) & (FQ_MEM_SLOTS - 1)];
+}
+
+static void fq_flow_mem_save(struct fq_sched *fqs, const struct fq_flow *fqf)
+{
+	struct fq_flow_mem *m;
+
+	if (!(fqf->flags & FQ_FF_MAPPED) || fqf->ci >= FQ_PRIO_COUNT)
+		return;
+	m = fq_flow_mem_slot(fqs, fqf->key);
+	*m = (struct fq_flow_mem){ .key = fqf->key, .done_ns = fqf->done_ns,
+				   .deficit = fqf->deficit,
+				   .round = fqf->round,
+				   .ttime_ns = fqf->ttime_ns,
+				   .svc_ns = fqf->svc_ns, .ci = fqf->ci,
+				   .ttime_n = fqf->ttime_n,
+				   .seq_pct = fqf->seq_pct,
+				   .kind = fqf->flags & FQ_FF_MAPPED };
+}
+
+/* A new flow of @key (flags @kind) takes what its key left, if anything. */
+static void fq_flow_mem_load(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	struct fq_flow_mem *m = fq_flow_mem_slot(fqs, fqf->key);
+
+	if (m->kind != (fqf->flags & FQ_FF_MAPPED) || m->key != fqf->key)
+		return;
+	fqf->ci = m->ci;
+	fqf->round = m->round;
+	fqf->deficit = m->deficit;
+	fqf->done_ns = m->done_ns;
+	fqf->ttime_ns = m->ttime_ns;
+	fqf->svc_ns = m->svc_ns;
+	fqf->ttime_n = m->ttime_n;
+	fqf->seq_pct = m->seq_pct;
+	m->kind = 0;
+}
+
+/* Forget every flow (a rebuild: keys and cost units may mean other things). */
+void fq_flow_mem_clear(struct fq_sched *fqs)
+{
+	u32 i;
+
+	for (i = 0; i < FQ_MEM_SLOTS; i++)
+		fqs->mem[i].kind = 0;
+}
+
 /* Return an idle, unlisted flow to the pool. */
 void fq_flow_free(struct fq_sched *fqs, struct fq_flow *fqf)
 {
@@ -152,6 +229,8 @@ void fq_flow_free(struct fq_sched *fqs, struct fq_flow *fqf)
 		return;
 	if (fqs->antic == fqf)
 		fqs->antic = NULL;
+	if (!(fqf->flags & FQ_FF_ORPHAN))
+		fq_flow_mem_save(fqs, fqf);
 	fq_flow_unmap(fqs, fqf);
 	fqf->flags = 0;
 	fqf->where = FQ_FW_FREE;
@@ -201,6 +280,7 @@ struct fq_flow *fq_flow_new(struct fq_sched *fqs, u64 key, u8 flags)
 	fq_list_init(&fqf->queue);
 	fq_list_init(&fqf->link);
 	fq_flow_head_init(fqf);
+	fq_flow_mem_load(fqs, fqf);
 	fqs->nr_flows++;
 	fqs->st.flow_allocs++;
 	return fqf;
@@ -240,6 +320,9 @@ void fq_flow_release(struct fq_sched *fqs, struct fq_flow *fqf)
 
 	if (fqf->flags & FQ_FF_OVERFLOW)
 		return;
+	/* waited for: kept, on no list, until fq_antic_cancel() lets it go */
+	if (fqs->antic == fqf && !(fqf->flags & FQ_FF_ORPHAN))
+		return;
 	slot = fq_flow_idle_slot(fqs, fqf);
 	if ((fqf->flags & FQ_FF_ORPHAN) || slot < 0) {
 		fq_flow_free(fqs, fqf);
@@ -261,10 +344,13 @@ void fq_flow_maybe_release(struct fq_sched *fqs, struct fq_flow *fqf)
  */
 void fq_flows_reap(struct fq_sched *fqs)
 {
+	struct fq_flow *antic = fqs->antic;
 	struct fq_node *idle;
 	u32 ci, i;
 
 	fqs->antic = NULL;
+	if (antic && antic->where == FQ_FW_NONE && fq_flow_idle(antic))
+		fq_flow_release(fqs, antic);
 	for (ci = 0; ci < FQ_PRIO_COUNT; ci++) {
 		for (i = 0; i < FQ_IDLE_LISTS; i++) {
 			idle = &fqs->cq[ci].idle[i];

@@ -110,6 +110,10 @@ enum {
 	FQ_FF_ORPHAN = 1u << 1,		/* unhashed by a rebuild, freed when idle */
 	FQ_FF_BUCKET = 1u << 2,		/* an sfq bucket, in fqs->bucket[] */
 	FQ_FF_HASHED = 1u << 3,		/* a cfq/fifo flow, in fqs->hash[] */
+	/* no place in its class's rounds yet: joins the current one's tail */
+	FQ_FF_FRESH = 1u << 4,
+	/* came back to the head of the current round: paced (fq_drr.c) */
+	FQ_FF_PACED = 1u << 5,
 	/* in the policy's map: its ->unmap() runs when the flow is freed */
 	FQ_FF_MAPPED = FQ_FF_BUCKET | FQ_FF_HASHED,
 };
@@ -139,6 +143,9 @@ enum {
 	FQ_WEIGHT_BASE = FQ_WEIGHT_DEFAULT,
 	FQ_LEVEL_WEIGHT_STEP = 25,	/* weight per level below 8 */
 	FQ_BATCH_MAX = 64,	/* requests sorted into one dispatch batch */
+	FQ_MEM_SLOTS = 64,	/* flow memory (fq_flow.c), a power of two */
+	/* bounded wait: a weight below FQ_WEIGHT_BASE waits up to 2^7 x longer */
+	FQ_EXPIRE_SCALES = 8,
 };
 
 struct fq_flow {
@@ -151,6 +158,10 @@ struct fq_flow {
 	u64 key;		/* flow key (sfq: bucket index) */
 	s64 deficit;		/* DRR credit [cost units, see fq_cost()] */
 	u64 antic_until;	/* anticipation deadline [ns], 0 = not set */
+	u64 done_ns;		/* last sync completion that left it idle [ns] */
+	u32 ttime_ns;		/* think time, moving average [ns] (fq_antic.c) */
+	u32 svc_ns;		/* sync service time, moving average [ns] */
+	u64 next_sector;	/* where its last request ended */
 	u32 round;		/* class round the deficit belongs to */
 	u32 nr_queued;		/* requests on ->queue */
 	u32 nr_batch;		/* requests picked into the dispatch batch */
@@ -161,6 +172,8 @@ struct fq_flow {
 	u8 where;		/* FQ_FW_* */
 	u8 flags;		/* FQ_FF_* */
 	u8 last_sync;		/* last request picked was sync */
+	u8 ttime_n;		/* think-time samples, saturating */
+	u8 seq_pct;		/* requests near where the last ended [%], average */
 	struct fq_counts c;	/* per-flow counters */
 };
 
@@ -177,8 +190,31 @@ struct fq_classq {
 	struct fq_node cur;	/* flows with credit in this round */
 	struct fq_node next;	/* flows served up to their credit */
 	struct fq_node idle[3];	/* drained flows by round: FQ_IDLE_* */
+	/* busy flows credited for a round after next (paying a debt) */
+	struct fq_node later;
+	u32 later_min;		/* the earliest round of a flow on later */
 	u32 round;		/* round number, wraps */
-	u32 nr_busy;		/* flows on cur + next */
+	u32 nr_busy;		/* flows on cur + next + later */
+	u32 wsum;		/* their weights */
+	u64 round_work;		/* cost served in this round's credit */
+};
+
+/*
+ * What a flow leaves behind when it goes back to the pool (fq_flow.c):
+ * its place in the rounds (a debt or a credit for a later round is not
+ * forgiven by a reap) and its think time.  Direct-mapped by key.
+ */
+struct fq_flow_mem {
+	u64 key;
+	u64 done_ns;
+	s64 deficit;
+	u32 round;
+	u32 ttime_ns;
+	u32 svc_ns;
+	u8 ci;
+	u8 ttime_n;
+	u8 seq_pct;
+	u8 kind;		/* the flow's FQ_FF_MAPPED bit; 0 = slot empty */
 };
 
 struct fq_sched {
@@ -214,7 +250,7 @@ struct fq_sched {
 	 * (sync, async): bounded wait counts from there, so a flow's own
 	 * backlog never makes its requests "expired" and jump the others.
 	 */
-	struct fq_node heads[FQ_FIFO_IDLE];
+	struct fq_node heads[FQ_FIFO_IDLE][FQ_EXPIRE_SCALES];
 	u64 now_ns;		/* latest time the caller passed in [ns] */
 	struct fq_node batch;	/* picked requests, sector order */
 	u32 nr_batch;
@@ -226,6 +262,8 @@ struct fq_sched {
 	bool nonidle_seen;	/* nonidle_ns is valid */
 	u32 nonidle_busy;	/* RT/BE requests queued or in flight */
 	u64 nonidle_ns;		/* last time RT/BE work existed [ns] */
+	u64 pick_steps;		/* flows looked at by the pick (tests) */
+	struct fq_flow_mem mem[FQ_MEM_SLOTS];
 
 	/* sfq hashing */
 	u64 prng;		/* PRNG state (perturbations) */
@@ -325,6 +363,8 @@ void fq_flow_maybe_release(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flows_reap(struct fq_sched *fqs);
 void fq_flow_head_init(struct fq_flow *fqf);
 void fq_flow_head_update(struct fq_sched *fqs, struct fq_flow *fqf);
+u32 fq_flow_expire_scale(const struct fq_flow *fqf);
+void fq_flow_mem_clear(struct fq_sched *fqs);
 
 /* fq_cfq.c: one flow per key (cfq's map, fifo's too) */
 struct fq_flow *fq_cfq_map(struct fq_sched *fqs, const struct fq_req *rq);
@@ -341,6 +381,13 @@ u64 fq_drr_next_event(struct fq_sched *fqs, u64 now_ns);
 void fq_ioprio_split(u16 ioprio, u32 *ci, u32 *level);
 u32 fq_level_weight(u32 level);
 u32 fq_rq_weight(const struct fq_req *rq, u32 level);
+
+/* fq_antic.c: think time and the anticipation window */
+void fq_antic_enqueue(struct fq_sched *fqs, struct fq_flow *fqf,
+		      const struct fq_req *rq);
+void fq_antic_complete(struct fq_sched *fqs, struct fq_flow *fqf,
+		       const struct fq_req *rq, u64 now_ns);
+u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf);
 
 /* fq_switch.c */
 int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows);
@@ -361,6 +408,12 @@ struct fq_tunable {
 extern const struct fq_tunable fq_tunables[FQ_TUN_COUNT];
 void fq_tunables_default(struct fq_sched *fqs);
 bool fq_word_eq(const char *val, const char *word);
+
+/* Round @a minus round @b, rounds wrapping (u32). */
+static inline s32 fq_round_diff(u32 a, u32 b)
+{
+	return (s32)(a - b);
+}
 
 /* The earlier of two event times, 0 meaning "none". */
 static inline u64 fq_time_min(u64 a, u64 b)

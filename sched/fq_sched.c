@@ -95,8 +95,8 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 		fq_classq_init(&fqs->cq[i]);
 	for (i = 0; i < FQ_FIFO_COUNT; i++)
 		fq_list_init(&fqs->fifo[i]);
-	for (i = 0; i < FQ_FIFO_IDLE; i++)
-		fq_list_init(&fqs->heads[i]);
+	for (i = 0; i < FQ_FIFO_IDLE * FQ_EXPIRE_SCALES; i++)
+		fq_list_init(&fqs->heads[i / FQ_EXPIRE_SCALES][i % FQ_EXPIRE_SCALES]);
 	fq_list_init(&fqs->batch);
 	fqs->prng = seed;
 	fqs->hash_key = fq_hash64(seed, 1);
@@ -127,6 +127,7 @@ void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq)
 	fq_flow_head_update(fqs, fqf);
 	fqf->c.enq_reqs++;
 	fqf->c.enq_bytes += rq->bytes;
+	fq_antic_enqueue(fqs, fqf, rq);
 	if (fqs->pol->activate)
 		fqs->pol->activate(fqs, fqf, rq);
 	if (fqs->antic == fqf)
@@ -195,32 +196,40 @@ struct fq_req *fq_oldest(struct fq_sched *fqs)
 	return best;
 }
 
-/* The flow whose first request has waited longest at the front, of list @i. */
-static struct fq_flow *fq_heads_first(struct fq_sched *fqs, u32 i)
+/*
+ * The flow whose first request has waited longest at the front, of kind @i
+ * (sync, async) and deadline scale @b (fq_flow_expire_scale()).
+ */
+static struct fq_flow *fq_heads_first(struct fq_sched *fqs, u32 i, u32 b)
 {
-	if (fq_list_empty(&fqs->heads[i]))
+	if (fq_list_empty(&fqs->heads[i][b]))
 		return NULL;
-	return fq_entry(fqs->heads[i].next, struct fq_flow, head_link);
+	return fq_entry(fqs->heads[i][b].next, struct fq_flow, head_link);
 }
 
 static u64 fq_expire_at(const struct fq_sched *fqs, const struct fq_flow *fqf,
-			u32 i)
+			u32 i, u32 b)
 {
-	return fqf->head_ns + (u64)fqs->expire_ms[i] * 1000000;
+	return fqf->head_ns + ((u64)fqs->expire_ms[i] * 1000000 << b);
 }
 
-/* The flow-first request longest past its deadline, or NULL. */
+/*
+ * The expired flow-first request that has waited longest, or NULL (the
+ * first of each heads list has the earliest deadline of that list).
+ */
 static struct fq_req *fq_expired(struct fq_sched *fqs, u64 now_ns)
 {
 	struct fq_flow *fqf, *best = NULL;
-	u32 i;
+	u32 i, b;
 
 	for (i = FQ_FIFO_SYNC; i <= FQ_FIFO_ASYNC; i++) {
-		fqf = fq_heads_first(fqs, i);
-		if (!fqf || now_ns < fq_expire_at(fqs, fqf, i))
-			continue;
-		if (!best || fqf->head_ns < best->head_ns)
-			best = fqf;
+		for (b = 0; b < FQ_EXPIRE_SCALES; b++) {
+			fqf = fq_heads_first(fqs, i, b);
+			if (!fqf || now_ns < fq_expire_at(fqs, fqf, i, b))
+				continue;
+			if (!best || fqf->head_ns < best->head_ns)
+				best = fqf;
+		}
 	}
 	return best ? best->head : NULL;
 }
@@ -301,8 +310,7 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 	}
 	rq->state = FQ_RS_DONE;
 	rq->flow = NULL;
-	if (fqs->antic == fqf && !fqf->inflight)
-		fqf->antic_until = now_ns + (u64)fqs->idle_us * 1000;
+	fq_antic_complete(fqs, fqf, rq, now_ns);
 	fq_flow_maybe_release(fqs, fqf);
 	if (!fqs->queued && !fqs->inflight)
 		fq_flows_reap(fqs);
@@ -338,10 +346,13 @@ u64 fq_sched_next_event(struct fq_sched *fqs, u64 now_ns)
 	if (fqs->pol->next_event)
 		t = fqs->pol->next_event(fqs, now_ns);
 	if (fqs->queued && fqs->inflight < fqs->depth) {
-		for (i = FQ_FIFO_SYNC; i <= FQ_FIFO_ASYNC; i++) {
-			fqf = fq_heads_first(fqs, i);
+		for (i = 0; i < FQ_FIFO_IDLE * FQ_EXPIRE_SCALES; i++) {
+			fqf = fq_heads_first(fqs, i / FQ_EXPIRE_SCALES,
+					     i % FQ_EXPIRE_SCALES);
 			if (fqf)
-				t = fq_time_min(t, fq_expire_at(fqs, fqf, i));
+				t = fq_time_min(t, fq_expire_at(fqs, fqf,
+						i / FQ_EXPIRE_SCALES,
+						i % FQ_EXPIRE_SCALES));
 		}
 	}
 	return t;

@@ -150,7 +150,7 @@ struct fq_stats {
 	u64 overflow_enq;	/* requests that went to the overflow flow */
 	u64 perturbations;	/* sfq hash seeds drawn */
 	u64 policy_switches;	/* successful "policy" changes */
-	u64 idle_waits;		/* times anticipation held the turn */
+	u64 idle_waits;		/* times anticipation kept the last slot */
 	u32 mem_bytes;		/* memory the instance holds [bytes] */
 };
 

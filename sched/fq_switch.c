@@ -20,8 +20,8 @@ static void fq_rebuild_detach(struct fq_sched *fqs)
 	}
 	fq_list_init(&fqs->batch);
 	fqs->nr_batch = 0;
-	for (i = 0; i < FQ_FIFO_IDLE; i++)
-		fq_list_init(&fqs->heads[i]);
+	for (i = 0; i < FQ_FIFO_IDLE * FQ_EXPIRE_SCALES; i++)
+		fq_list_init(&fqs->heads[i / FQ_EXPIRE_SCALES][i % FQ_EXPIRE_SCALES]);
 }
 
 /* Empty @fqf's queue and links: its requests were detached already. */
@@ -113,6 +113,7 @@ static int fq_rebuild(struct fq_sched *fqs, const struct fq_policy *pol,
 	}
 	fq_rebuild_detach(fqs);
 	fq_rebuild_flows(fqs);
+	fq_flow_mem_clear(fqs);
 	fqs->pol = pol;
 	if (np.pool) {
 		fq_pool_free(fqs);

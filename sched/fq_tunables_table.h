@@ -65,8 +65,8 @@ FQ_TUNABLE(perturb_ms, perturb_ms, FQ_TK_NUMBER, 0, 3600000, 5000, "ms", "",
 	   "sfq re-hash period, 0 = never")
 FQ_TUNABLE(depth, depth, FQ_TK_NUMBER, 1, 4096, 32, "requests", "", NULL,
 	   "requests in flight on the lower device at most")
-FQ_TUNABLE(idle_us, idle_us, FQ_TK_NUMBER, 0, 100000, 0, "us", "", NULL,
-	   "anticipation: a sync flow that has just emptied keeps its turn this long, 0 = off")
+FQ_TUNABLE(idle_us, idle_us, FQ_TK_NUMBER, 0, 100000, 2000, "us", "", NULL,
+	   "anticipation cap: a sync flow that has just emptied keeps a slot for 2 x its think time when that is below this and its service time, 0 = off")
 FQ_TUNABLE(idle_grace_ms, grace_ms, FQ_TK_NUMBER, 0, 60000, 200, "ms", "", NULL,
 	   "the IDLE class runs only after this long without other work")
 FQ_TUNABLE(fifo_expire_sync_ms, expire_ms[0], FQ_TK_NUMBER, 1, 60000, 250,

@@ -4,7 +4,7 @@
  * print per-flow throughput, latency p50/p99 and Jain's fairness index.
  *
  *   fq_sim [--seed N] [--secs S] [--only W1|W2|W3|W4|W5|COST]
- *   fq_sim [--seed N] --only DEVICES|DEV|DEPTH|DEVCOST
+ *   fq_sim [--seed N] --only DEVICES|DEV|DEPTH|DEVCOST|ANTIC
  *
  * The DEVICES sections (not run by default; SIM-DEVICES.md) put the
  * scheduler in front of the device models of sim_dev.h, where the
@@ -222,7 +222,8 @@ static void sim_run(struct sim *sm, const struct sim_cfg *c, u64 seed)
 	fq_sched_set(sm->s, "max_flows", "16384");
 	fq_sched_set(sm->s, "depth", buf);
 	fq_sched_set(sm->s, "fairness", c->fairness ? c->fairness : "requests");
-	fq_sched_set(sm->s, "idle_us", c->idle_us ? c->idle_us : "0");
+	if (c->idle_us)
+		fq_sched_set(sm->s, "idle_us", c->idle_us);
 	if (c->buckets)
 		fq_sched_set(sm->s, "buckets", c->buckets);
 	for (i = 0; i < sm->nflows; i++)
@@ -474,7 +475,7 @@ static void w2_one(struct sim *sm, u64 seed, u64 ms, const char *pol,
 	tot = total_mbs(sm);
 	s_mbs = (double)sm->f[0].done_bytes / window_s(sm) / 1e6;
 	printf("| %d | %s | %s | %.1f%% | %.0f | %.0f | %.2f | %.0f | %.1f |\n",
-	       depth, pol, idle ? idle : "0", 100.0 * s_mbs / tot,
+	       depth, pol, idle ? idle : "default", 100.0 * s_mbs / tot,
 	       pct(&sm->f[0], 0.50), pct(&sm->f[0], 0.99),
 	       pct(&sm->f[0], 0.99) / p99_alone, total_iops(sm), tot);
 	sim_reset_results(sm);
@@ -487,7 +488,7 @@ static void w2(struct sim *sm, u64 seed, u64 ms)
 	double alone;
 	int d, p;
 
-	printf("\nW2: sync flow S (1 outstanding, next request 20 us after each completion) vs flow B (32 outstanding), random 4 KiB; idle_us=200 when on\n\n");
+	printf("\nW2: sync flow S (1 outstanding, next request 20 us after each completion) vs flow B (32 outstanding), random 4 KiB; idle_us 0 (off), 5000, and the default\n\n");
 	printf("| depth | policy | idle_us | S share | S p50 us | S p99 us | S p99 / alone | total IOPS | total MB/s |\n");
 	printf("|---|---|---|---|---|---|---|---|---|\n");
 	for (d = 0; d < 3; d++) {
@@ -501,10 +502,13 @@ static void w2(struct sim *sm, u64 seed, u64 ms)
 		       total_mbs(sm));
 		sim_reset_results(sm);
 		for (p = 0; p < 3; p++) {
-			w2_one(sm, seed, ms, policies[p], depths[d], NULL, alone);
-			if (p)
+			w2_one(sm, seed, ms, policies[p], depths[d], "0", alone);
+			if (p) {
 				w2_one(sm, seed, ms, policies[p], depths[d],
-				       "200", alone);
+				       "5000", alone);
+				w2_one(sm, seed, ms, policies[p], depths[d],
+				       NULL, alone);
+			}
 		}
 	}
 }
@@ -672,6 +676,7 @@ struct dev_cfg {
 	u32 change_servers;
 	bool trace;		/* record C and the depth every 100 ms */
 	bool charge_time;	/* charge fq_cost's device time as "bytes" */
+	const char *idle_us;	/* NULL: the core's default */
 };
 
 enum { DEV_TRACE = 64 };
@@ -687,6 +692,7 @@ struct dev_run {
 	u32 depth_lo, depth_hi;
 	u32 trace_c[DEV_TRACE], trace_d[DEV_TRACE];
 	int ntrace;
+	u64 idle_waits;			/* the scheduler's, at the end */
 };
 
 static void dev_set_depth(struct sim *sm, struct dev_run *dr, u32 d)
@@ -813,6 +819,8 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 	sm->s = fq_sched_create(c->policy, seed);
 	fq_sched_set(sm->s, "max_flows", "16384");
 	fq_sched_set(sm->s, "fairness", c->fairness ? c->fairness : "requests");
+	if (c->idle_us)
+		fq_sched_set(sm->s, "idle_us", c->idle_us);
 	if (c->adaptive)
 		fq_depth_init(&dr->dc, c->depth, c->depth_max);
 	fq_cost_init(&dr->fc);
@@ -859,6 +867,12 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 			next_trace += 100 * MS;
 		}
 		dev_pump(sm, dr);
+	}
+	{
+		struct fq_stats st;
+
+		fq_sched_stats(sm->s, &st);
+		dr->idle_waits = st.idle_waits;
 	}
 	while (fq_sched_drain(sm->s))
 		;
@@ -1141,6 +1155,80 @@ static void devcost_table(struct sim *sm, u64 seed)
 	}
 }
 
+/*
+ * Anticipation and returning flows on the FIFO C=2 model (virtio + QEMU
+ * throttle): S = one 4 KiB random sync reader, 1 outstanding, thinking
+ * "think" after each completion, against B1..B3 (32 outstanding each);
+ * fairq at depth 2 with anticipation off, the fixed 5000 us, and the
+ * core's default.
+ */
+static void antic_mix(struct sim *sm, u64 think_ns)
+{
+	dev_mix(sm, false);
+	sm->f[0].think_ns = think_ns;
+}
+
+static void antic_table(struct sim *sm, u64 seed)
+{
+	static const u64 thinks[] = { 0, 20 * US, 200 * US, 2 * MS };
+	static const struct sim_dev m = { .kind = SIM_DEV_FIFO, .servers = 2,
+					  .req_ns = 100000, .byte_ps = 1000 };
+	struct dev_cfg cfg[4] = {
+		{ .policy = "fifo", .depth = 32, .idle_us = "0" },
+		{ .policy = "cfq", .depth = 2, .idle_us = "0" },
+		{ .policy = "cfq", .depth = 2, .idle_us = "5000" },
+		{ .policy = "cfq", .depth = 2 },
+	};
+	double alone[4], x, mn, ref = 0, tot;
+	struct sim_flow keep;
+	struct dev_run dr;
+	unsigned int t;
+	char buf[32];
+	int k, i;
+
+	printf("\nANTIC: S = 1 outstanding random 4 KiB sync read with think time, "
+	       "B1..B3 = 32 outstanding each, FIFO C=2 (100 us + 1 ns/B), 4.0 s simulated; "
+	       "x N = (MB/s / MB/s alone) * 4\n\n");
+	printf("| S think us | scheduler | depth | idle_us | S MB/s | S x N | S p50 us | S p99 us | worst B x N | total MB/s | total / fifo 32 | idle waits |\n");
+	printf("|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+	for (t = 0; t < sizeof(thinks) / sizeof(thinks[0]); t++) {
+		for (i = 0; i < 4; i++) {
+			struct dev_cfg c = { .policy = "fifo", .depth = 4096,
+					     .secs_ms = 4000 };
+
+			antic_mix(sm, thinks[t]);
+			keep = sm->f[i];
+			sim_flows(sm, 1);
+			sm->f[0] = keep;
+			dev_run(sm, &dr, &m, &c, seed);
+			alone[i] = flow_mbs(sm, 0);
+			sim_reset_results(sm);
+		}
+		for (k = 0; k < 4; k++) {
+			cfg[k].secs_ms = 4000;
+			antic_mix(sm, thinks[t]);
+			dev_run(sm, &dr, &m, &cfg[k], seed);
+			mn = 1e30;
+			for (i = 1; i < 4; i++) {
+				x = 4 * flow_mbs(sm, i) / alone[i];
+				mn = x < mn ? x : mn;
+			}
+			tot = total_mbs(sm);
+			if (k == 0)
+				ref = tot;
+			snprintf(buf, sizeof(buf), "%s", cfg[k].idle_us ?
+				 cfg[k].idle_us : "default");
+			printf("| %.0f | %s | %u | %s | %.2f | %.2f | %.0f | %.0f | %.2f | %.1f | %.2f | %llu |\n",
+			       thinks[t] / 1000.0, cfg[k].policy, cfg[k].depth,
+			       buf, flow_mbs(sm, 0), 4 * flow_mbs(sm, 0) / alone[0],
+			       pct(&sm->f[0], 0.50), pct(&sm->f[0], 0.99), mn,
+			       tot, ref > 0 ? tot / ref : 0,
+			       (unsigned long long)dr.idle_waits);
+			sim_reset_results(sm);
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct sim sm = { 0 };
@@ -1157,7 +1245,8 @@ int main(int argc, char **argv)
 			only = argv[i + 1];
 	}
 	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "DEV") ||
-		     !strcmp(only, "DEPTH") || !strcmp(only, "DEVCOST")))
+		     !strcmp(only, "DEPTH") || !strcmp(only, "DEVCOST") ||
+		     !strcmp(only, "ANTIC")))
 		printf("fq_sim --seed %llu --only %s: device models of sim_dev.h, "
 		       "model and simulated time given per table (first 10%% not measured)\n",
 		       (unsigned long long)seed, only);
@@ -1186,6 +1275,8 @@ int main(int argc, char **argv)
 		depth_table(&sm, seed);
 	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "DEVCOST")))
 		devcost_table(&sm, seed);
+	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "ANTIC")))
+		antic_table(&sm, seed);
 	sim_reset_results(&sm);
 	free(sm.f);
 	free(sm.heap);

@@ -59,8 +59,8 @@ static void check_flow(struct fq_sched *fqs, struct fq_flow *f,
 	case FQ_FW_BUSY:
 		INV(f->nr_queued > 0);
 		INV(f->ci < FQ_PRIO_COUNT);
-		INV(f->round == fqs->cq[f->ci].round ||
-		    f->round == fqs->cq[f->ci].round + 1);
+		INV(fq_round_diff(f->round, fqs->cq[f->ci].round) >= 0);
+		INV(f->deficit > 0);
 		break;
 	case FQ_FW_IDLE:
 		INV(fq_flow_idle(f));
@@ -68,7 +68,9 @@ static void check_flow(struct fq_sched *fqs, struct fq_flow *f,
 		break;
 	case FQ_FW_NONE:
 		INV(f->nr_queued == 0);
-		INV(!fq_flow_idle(f) || (f->flags & FQ_FF_OVERFLOW));
+		/* idle on no list: the overflow flow, or the one waited for */
+		INV(!fq_flow_idle(f) || (f->flags & FQ_FF_OVERFLOW) ||
+		    f == fqs->antic);
 		break;
 	default:
 		INV(0);
@@ -97,6 +99,14 @@ static void check_classes(struct fq_sched *fqs)
 			INV(f->round == cq->round + 1);
 			busy++;
 		}
+		/* debtors: credited for a round after next, none due unseen */
+		for (n = cq->later.next; n != &cq->later; n = n->next) {
+			f = fq_entry(n, struct fq_flow, link);
+			INV(f->where == FQ_FW_BUSY && f->ci == ci);
+			INV(fq_round_diff(f->round, cq->round) >= 2);
+			INV(fq_round_diff(f->round, cq->later_min) >= 0);
+			busy++;
+		}
 		INV(busy == cq->nr_busy);
 		for (i = 0; i < FQ_IDLE_LISTS; i++) {
 			for (n = cq->idle[i].next; n != &cq->idle[i];
@@ -116,12 +126,15 @@ static void check_heads(struct fq_sched *fqs)
 	struct fq_node *n;
 	unsigned int i;
 
-	for (i = 0; i < FQ_FIFO_IDLE; i++) {
+	for (i = 0; i < FQ_FIFO_IDLE * FQ_EXPIRE_SCALES; i++) {
+		struct fq_node *h = &fqs->heads[i / FQ_EXPIRE_SCALES]
+					       [i % FQ_EXPIRE_SCALES];
+
 		prev = NULL;
-		for (n = fqs->heads[i].next; n != &fqs->heads[i]; n = n->next) {
+		for (n = h->next; n != h; n = n->next) {
 			f = fq_entry(n, struct fq_flow, head_link);
 			INV(f->nr_queued > 0 && f->head);
-			INV(f->head && fq_rq_fifo(f->head) == i);
+			INV(f->head && fq_rq_fifo(f->head) == i / FQ_EXPIRE_SCALES);
 			INV(!prev || prev->head_ns <= f->head_ns);
 			INV(f->head_ns <= fqs->now_ns);
 			prev = f;

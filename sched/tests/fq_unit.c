@@ -141,7 +141,7 @@ static void t_create_defaults(void)
 		{ "policy", "cfq\n" }, { "fairness", "requests\n" },
 		{ "quantum", "8\n" }, { "quantum_bytes", "524288\n" },
 		{ "buckets", "64\n" }, { "perturb_ms", "5000\n" },
-		{ "depth", "32\n" }, { "idle_us", "0\n" },
+		{ "depth", "32\n" }, { "idle_us", "2000\n" },
 		{ "idle_grace_ms", "200\n" },
 		{ "fifo_expire_sync_ms", "250\n" },
 		{ "fifo_expire_async_ms", "1000\n" },
@@ -1133,49 +1133,145 @@ static void t_depth(void)
 
 /* ---- anticipation ---- */
 
+/*
+ * Flow @key alone: @n requests one at a time, each served in @svc_us,
+ * the next queued @think_us after the completion: its think time and
+ * service time are learnt (kept across the reap of an idle device).
+ */
+static void th_teach(u64 key, int n, u64 svc_us, u64 think_us, u16 ioprio)
+{
+	struct fq_req *rq;
+	int i;
+
+	for (i = 0; i < n; i++) {
+		th_enq(key, (u64)i * 100000, 4096, SYNC, ioprio);
+		rq = th_disp();
+		CHECK(rq && rq->key == key);
+		th.now += svc_us * US;
+		if (rq)
+			th_done(rq, 0);
+		th.now += think_us * US;
+	}
+}
+
 static void t_anticipation(void)
 {
-	struct fq_req *rq, *s;
+	struct fq_req *rq, *s, *b[3];
 	struct fq_stats st;
 	int i;
 
 	th_new("cfq");
 	th_set("depth", "4");
 	th_set("idle_us", "1000");
+	th_teach(1, 4, 200, 100, 0);		/* think 100 us, service 200 us */
 	s = th_enq(1, 0, 4096, SYNC, 0);
 	for (i = 0; i < 10; i++)
 		th_enq(2, (u64)i, 4096, 0, 0);
-	/* flow 1 drained within its turn: the turn is held for it */
 	CHECK(th_disp() == s);
+	/* its request is in flight: nothing is held, flow 2 fills the rest */
+	for (i = 0; i < 3; i++) {
+		b[i] = th_disp();
+		CHECK(b[i] && b[i]->key == 2);
+	}
+	CHECK(th_disp() == NULL);		/* depth */
+	th.now += 200 * US;
+	th_done(s, 0);
+	/* its slot is kept for 2 x 100 us + 50 us */
 	CHECK(th_disp() == NULL);
-	/* flow 1 is in flight: only flow 2's expiry (async) is an event */
-	CHECK_EQ(fq_sched_next_event(th.s, th.now), 1000 * MS);
-	th.now = 100 * US;
+	CHECK_EQ(fq_sched_next_event(th.s, th.now), th.now + 250 * US);
+	/* injection: another slot frees, flow 2 may use it */
+	th_done(b[0], 0);
+	rq = th_disp();
+	CHECK(rq && rq->key == 2);
+	b[0] = rq;
+	CHECK(th_disp() == NULL);
+	th.now += 100 * US;
+	s = th_enq(1, 8, 4096, SYNC, 0);	/* back after 100 us */
+	CHECK(th_disp() == s);
+	th.now += 200 * US;
 	th_done(s, 0);
 	CHECK(th_disp() == NULL);
-	CHECK_EQ(fq_sched_next_event(th.s, th.now), 1100 * US);
-	th.now = 600 * US;
-	s = th_enq(1, 8, 4096, SYNC, 0);	/* it thought 500 us */
-	CHECK(th_disp() == s);
-	th.now = 700 * US;
-	th_done(s, 0);
-	CHECK(th_disp() == NULL);
-	th.now = 1700 * US;			/* idle_us ran out */
+	th.now += 250 * US;			/* the window ran out */
 	rq = th_disp();
 	CHECK(rq && rq->key == 2);
 	fq_sched_stats(th.s, &st);
 	CHECK_EQ(st.idle_waits, 2);
 	th_free();
 
-	/* idle_us = 0: no holding */
+	/* think time above idle_us: not waited for */
 	th_new("cfq");
-	th_set("depth", "4");
+	th_set("depth", "1");
+	th_set("idle_us", "1000");
+	th_teach(1, 4, 2000, 1500, 0);
 	s = th_enq(1, 0, 4096, SYNC, 0);
 	th_enq(2, 0, 4096, 0, 0);
 	CHECK(th_disp() == s);
+	th_done(s, 0);
 	rq = th_disp();
 	CHECK(rq && rq->key == 2);
 	th_free();
+
+	/* think time above the service time: not waited for either */
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("idle_us", "1000");
+	th_teach(1, 4, 100, 300, 0);
+	s = th_enq(1, 0, 4096, SYNC, 0);
+	th_enq(2, 0, 4096, 0, 0);
+	CHECK(th_disp() == s);
+	th_done(s, 0);
+	rq = th_disp();
+	CHECK(rq && rq->key == 2);
+	th_free();
+
+	/* idle_us = 0: no holding */
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("idle_us", "0");
+	th_teach(1, 4, 200, 100, 0);
+	s = th_enq(1, 0, 4096, SYNC, 0);
+	th_enq(2, 0, 4096, 0, 0);
+	CHECK(th_disp() == s);
+	th_done(s, 0);
+	rq = th_disp();
+	CHECK(rq && rq->key == 2);
+	th_free();
+}
+
+/*
+ * A seeky flow (random sectors) is anticipated only when depth leaves
+ * the others at least three slots; a sequential one at any depth.
+ */
+static void t_anticipation_seeky(void)
+{
+	struct fq_req *rq, *s;
+	int i, seq;
+
+	for (seq = 0; seq < 2; seq++) {
+		th_new("cfq");
+		th_set("depth", "1");
+		th_set("idle_us", "1000");
+		for (i = 0; i < 6; i++) {
+			rq = th_enq(1, seq ? (u64)i * 8 : (u64)i * 100000,
+				    4096, SYNC, 0);
+			CHECK(th_disp() == rq);
+			th.now += 200 * US;
+			th_done(rq, 0);
+			th.now += 50 * US;
+		}
+		s = th_enq(1, seq ? 48 : 900000, 4096, SYNC, 0);
+		th_enq(2, 0, 4096, 0, 0);
+		CHECK(th_disp() == s);
+		th.now += 200 * US;
+		th_done(s, 0);
+		rq = th_disp();
+		if (seq)
+			CHECK(rq == NULL);	/* waited for */
+		else
+			CHECK(rq && rq->key == 2);
+		th.now += 10 * MS;
+		th_free();
+	}
 }
 
 static void t_anticipation_sfq(void)
@@ -1184,27 +1280,35 @@ static void t_anticipation_sfq(void)
 	u64 k[2];
 
 	th_new("sfq");
-	th_set("depth", "4");
+	th_set("depth", "1");
 	th_set("idle_us", "1000");
 	sfq_distinct_keys(k, 2);
-	s1 = th_enq(k[0], 0, 4096, SYNC, 0);
+	for (rq = NULL; th.n < 4;) {		/* sequential, think 50 us */
+		rq = th_enq(k[0], (u64)th.n * 8, 4096, SYNC, 0);
+		CHECK(th_disp() == rq);
+		th.now += 200 * US;
+		th_done(rq, 0);
+		th.now += 50 * US;
+	}
+	s1 = th_enq(k[0], 32, 4096, SYNC, 0);
 	th_enq(k[1], 0, 4096, 0, 0);
 	th_enq(k[1], 8, 4096, 0, 0);
 	rq = th_disp();
 	CHECK(rq != NULL);
 	if (rq != s1) {			/* bucket order: let k[1] go first */
+		th.now += 100 * US;
+		th_done(rq, 0);
 		rq = th_disp();
 		CHECK(rq == s1);
 	}
-	CHECK(th_disp() == NULL);	/* held for the drained sync bucket */
-	th.now = 100 * US;
+	th.now += 200 * US;
 	th_done(s1, 0);
-	CHECK(th_disp() == NULL);
-	th.now = 150 * US;
-	s1 = th_enq(k[0], 16, 4096, SYNC, 0);
+	CHECK(th_disp() == NULL);	/* held for the drained sync bucket */
+	th.now += 50 * US;
+	s1 = th_enq(k[0], 40, 4096, SYNC, 0);
 	rq = th_disp();
-	CHECK(rq != NULL);		/* one request of the other bucket */
-	th.now = 2 * MS;
+	CHECK(rq != NULL);		/* back: held no more */
+	th.now += 2 * MS;
 	th_free();
 }
 
@@ -1213,13 +1317,211 @@ static void t_anticipation_rt_preempts(void)
 	struct fq_req *rq, *s;
 
 	th_new("cfq");
+	th_set("depth", "1");
 	th_set("idle_us", "1000");
-	s = th_enq(1, 0, 4096, SYNC, BE(4));
+	for (rq = NULL; th.n < 4;) {		/* sequential, think 50 us */
+		rq = th_enq(1, (u64)th.n * 8, 4096, SYNC, BE(4));
+		CHECK(th_disp() == rq);
+		th.now += 200 * US;
+		th_done(rq, 0);
+		th.now += 50 * US;
+	}
+	s = th_enq(1, 32, 4096, SYNC, BE(4));
 	th_enq(2, 0, 4096, 0, BE(4));
 	CHECK(th_disp() == s);
+	th.now += 200 * US;
+	th_done(s, 0);
 	CHECK(th_disp() == NULL);
 	rq = th_enq(3, 0, 4096, SYNC, RT(4));
 	CHECK(th_disp() == rq);
+	th_free();
+}
+
+/*
+ * A flow that comes back after a pause longer than a round (a reader
+ * with think time) starts at the head of the current round -- it is not
+ * sent behind everybody -- with one round's credit, never more.
+ */
+static void t_returning_flow(void)
+{
+	struct fq_req *rq;
+	u64 keys[16];
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("quantum", "4");
+	th_set("idle_us", "0");
+	for (i = 0; i < 200; i++)
+		th_enq(2, (u64)i, 4096, 0, 0);
+	th_run(2, NULL);
+	rq = th_enq(1, 0, 4096, SYNC, 0);
+	CHECK_EQ(th_run(3, keys), 3);
+	CHECK_EQ(keys[0], 2);			/* a new flow: after the turn */
+	CHECK_EQ(keys[1], 2);
+	CHECK_EQ(keys[2], 1);
+	th_run(22, NULL);			/* 5.5 rounds without flow 1 */
+	th_enq(1, 8, 4096, SYNC, 0);
+	CHECK_EQ(th_run(1, keys), 1);
+	CHECK_EQ(keys[0], 1);			/* back: served at once */
+	th_run(20, NULL);
+	for (i = 0; i < 10; i++)
+		th_enq(1, (u64)(16 + i), 4096, SYNC, 0);
+	CHECK_EQ(th_run(8, keys), 8);
+	for (i = 0; i < 4; i++)			/* one turn, no banked credit */
+		CHECK_EQ(keys[i], 1);
+	CHECK_EQ(keys[4], 2);
+	(void)rq;
+	th_free();
+}
+
+/*
+ * Coming and going banks nothing: flow 1 issues bursts of 1..12 requests
+ * after pauses of 0..40 dispatches against the always-backlogged flow 2
+ * (quantum 4).  While flow 2 is backlogged, flow 1 never gets more than
+ * two turns' credit (the carried one and the current) in a row, however
+ * long it was away; and over the run it gets no more than half.
+ */
+static void t_no_banking(void)
+{
+	struct fq_req *rq;
+	u64 rng = 12345;
+	int i, run = 0, worst = 0, pause = 0, n1 = 0, q2 = 0, q1 = 0;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("quantum", "4");
+	for (i = 0; i < 3000 && th.n < TH_REQS - 16; i++) {
+		while (q2 < 8) {
+			th_enq(2, (u64)th.n, 4096, 0, 0);
+			q2++;
+		}
+		if (!q1 && pause-- <= 0) {
+			int k, burst;
+
+			rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+			burst = 1 + (int)((rng >> 33) % 12);
+			pause = (int)((rng >> 45) % 41);
+			for (k = 0; k < burst; k++)
+				th_enq(1, (u64)th.n, 4096, SYNC, 0);
+			q1 = burst;
+		}
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		if (rq->key == 1) {
+			q1--;
+			n1++;
+			run++;
+			worst = run > worst ? run : worst;
+		} else {
+			q2--;
+			run = 0;
+		}
+		th.now += 10 * US;
+		th_done(rq, 0);
+	}
+	CHECK(worst <= 2 * 4);
+	CHECK(n1 * 2 <= i + 8);
+	th_free();
+}
+
+/* Expiry respects weights: weight 1 against 1000, everything expired. */
+static void t_expiry_weights(void)
+{
+	struct fq_req *rq;
+	int i, n1 = 0, q[2] = { 0, 0 };
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("fifo_expire_sync_ms", "1");
+	for (i = 0; i < 4000; i++) {
+		while (q[0] < 4) {
+			th_enq_w(1, (u64)i, 4096, SYNC, 0, 1);
+			q[0]++;
+		}
+		while (q[1] < 4) {
+			th_enq_w(2, (u64)i, 4096, SYNC, 0, 1000);
+			q[1]++;
+		}
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		q[rq->key == 1 ? 0 : 1]--;
+		n1 += rq->key == 1;
+		th.now += 500 * US;		/* a slow disk: all expire */
+		th_done(rq, 0);
+		if (th.n > TH_REQS - 4)
+			break;
+	}
+	/* weight share 0.1 %; expired once per 128 ms: at most ~0.5 % */
+	CHECK(i >= 4000 - 8);
+	CHECK(n1 * 1000 <= i * 5);
+	CHECK(n1 >= 1);				/* still bounded: not starved */
+	th_free();
+}
+
+/*
+ * A debt of many rounds costs no loop: 128 weight-1 flows of 1 MiB
+ * requests in bytes mode (200 rounds of credit per request) with
+ * weights 1..4; the pick looks at O(flows) entries at most, not at
+ * rounds x flows (the old loop: about 25,600 per dispatch).
+ */
+static void t_debt_loop_bounded(void)
+{
+	struct fq_req *rq;
+	u64 before, steps, worst = 0;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("fairness", "bytes");
+	th_set("quantum_bytes", "4096");
+	for (i = 0; i < 128; i++) {
+		th_enq_w((u64)i, 0, 1 << 20, 0, 0, (u16)(1 + i % 4));
+		th_enq_w((u64)i, 1, 1 << 20, 0, 0, (u16)(1 + i % 4));
+	}
+	for (i = 0; i < 600; i++) {
+		before = th.s->pick_steps;
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		steps = th.s->pick_steps - before;
+		worst = steps > worst ? steps : worst;
+		th_done(rq, 0);
+		fq_sched_enqueue(th.s, rq, th.now);	/* stays backlogged */
+	}
+	CHECK(worst <= 2 * 128 + 8);
+	th_free();
+}
+
+/* A debt is not forgiven when the flow is reaped and comes back. */
+static void t_debt_survives_reap(void)
+{
+	struct fq_req *rq;
+	u64 keys[64];
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("fairness", "bytes");
+	th_set("quantum_bytes", "4096");
+	th_set("idle_us", "0");
+	rq = th_enq_w(1, 0, 1 << 20, 0, 0, 1);	/* 2,560 rounds of credit */
+	CHECK(th_disp() == rq);
+	th_done(rq, 0);				/* idle device: reaped */
+	CHECK_EQ(th.s->nr_flows, 0);
+	th_enq_w(1, 2048, 1 << 20, 0, 0, 1);
+	for (i = 0; i < 64; i++)
+		th_enq(2, (u64)i, 4096, 0, 0);
+	CHECK_EQ(th_run(64, keys), 64);
+	for (i = 0; i < 64; i++)		/* flow 1 still owes */
+		CHECK_EQ(keys[i], 2);
+	CHECK_EQ(th_run(1, keys), 1);		/* then it is served */
+	CHECK_EQ(keys[0], 1);
 	th_free();
 }
 
@@ -1711,8 +2013,14 @@ static const struct fq_test_case cases[] = {
 	{ "expiry_own_backlog", t_expiry_own_backlog },
 	{ "depth", t_depth },
 	{ "anticipation", t_anticipation },
+	{ "anticipation_seeky", t_anticipation_seeky },
 	{ "anticipation_sfq", t_anticipation_sfq },
 	{ "anticipation_rt_preempts", t_anticipation_rt_preempts },
+	{ "returning_flow", t_returning_flow },
+	{ "no_banking", t_no_banking },
+	{ "expiry_weights", t_expiry_weights },
+	{ "debt_loop_bounded", t_debt_loop_bounded },
+	{ "debt_survives_reap", t_debt_survives_reap },
 	{ "claim_keeps_turn", t_claim_keeps_turn },
 	{ "new_flow_waits_turn", t_new_flow_waits_turn },
 	{ "many_single_flows", t_many_single_flows },
