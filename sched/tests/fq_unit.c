@@ -24,11 +24,25 @@ static struct th {
 #define MS 1000000ull
 #define US 1000ull
 
-static void th_new(const char *policy)
+/* An instance at the defaults. */
+static void th_new_defaults(const char *policy)
 {
 	memset(&th, 0, sizeof(th));
 	th.s = fq_sched_create(policy, 42);
 	CHECK(th.s != NULL);
+}
+
+/*
+ * An instance at the defaults before depth=auto and fairness=time: most
+ * cases count requests per turn and fill a fixed depth.
+ */
+static void th_new(const char *policy)
+{
+	th_new_defaults(policy);
+	if (!th.s)
+		return;
+	CHECK_EQ(fq_sched_set(th.s, "fairness", "requests"), 0);
+	CHECK_EQ(fq_sched_set(th.s, "depth", "32"), 0);
 }
 
 static void th_set(const char *name, const char *val)
@@ -138,10 +152,12 @@ static void th_get(const char *name, const char *expect)
 static void t_create_defaults(void)
 {
 	static const char *const def[][2] = {
-		{ "policy", "cfq\n" }, { "fairness", "requests\n" },
+		{ "policy", "cfq\n" }, { "fairness", "time\n" },
 		{ "quantum", "8\n" }, { "quantum_bytes", "524288\n" },
+		{ "quantum_us", "2000\n" },
 		{ "buckets", "64\n" }, { "perturb_ms", "5000\n" },
-		{ "depth", "32\n" }, { "idle_us", "0\n" },
+		{ "depth", "auto\n" }, { "depth_max", "256\n" },
+		{ "idle_us", "0\n" },
 		{ "idle_grace_ms", "200\n" },
 		{ "fifo_expire_sync_ms", "250\n" },
 		{ "fifo_expire_async_ms", "1000\n" },
@@ -149,7 +165,7 @@ static void t_create_defaults(void)
 	};
 	unsigned int i;
 
-	th_new(NULL);
+	th_new_defaults(NULL);
 	for (i = 0; i < ARRAY_SIZE(def); i++) {
 		th_get(def[i][0], def[i][1]);
 		CHECK(!strcmp(fq_sched_tunables[i], def[i][0]));
@@ -238,7 +254,7 @@ static void t_table(void)
 	char buf[64], val[32];
 	unsigned int i, n;
 
-	th_new(NULL);
+	th_new_defaults(NULL);
 	for (i = 0; i < FQ_TUN_COUNT; i++) {
 		const struct fq_tunable *t = &fq_tunables[i];
 		const char *w;
@@ -260,9 +276,22 @@ static void t_table(void)
 			CHECK_EQ(fq_sched_set(th.s, t->name, "nosuchword"), -EINVAL);
 			continue;
 		}
-		CHECK(t->min <= t->def && t->def <= t->max);
-		snprintf(val, sizeof(val), "%u\n", t->def);
-		CHECK(!strcmp(buf, val));
+		if (t->kind == FQ_TK_AUTO) {
+			/* 0 is "auto": both ways, and never a number */
+			CHECK(t->min >= 1);
+			snprintf(val, sizeof(val), "%s\n", t->def ? "" : "auto");
+			if (!t->def)
+				CHECK(!strcmp(buf, val));
+			CHECK_EQ(fq_sched_set(th.s, t->name, "auto\n"), 0);
+			CHECK_EQ(*(u32 *)((char *)th.s + t->offset), 0);
+			CHECK_EQ(fq_sched_set(th.s, t->name, "autox"), -EINVAL);
+			CHECK_EQ(fq_sched_set(th.s, t->name, "0"), -ERANGE);
+		}
+		if (t->kind != FQ_TK_AUTO || t->def) {
+			CHECK(t->min <= t->def && t->def <= t->max);
+			snprintf(val, sizeof(val), "%u\n", t->def);
+			CHECK(!strcmp(buf, val));
+		}
 		if (t->min > 0) {
 			snprintf(val, sizeof(val), "%u", t->min - 1);
 			CHECK_EQ(fq_sched_set(th.s, t->name, val), -ERANGE);
@@ -274,6 +303,8 @@ static void t_table(void)
 	CHECK_EQ(th.s->fairness, FQ_FAIR_BYTES);
 	th_set("fairness", "requests");
 	CHECK_EQ(th.s->fairness, FQ_FAIR_REQUESTS);
+	th_set("fairness", "time");
+	CHECK_EQ(th.s->fairness, FQ_FAIR_TIME);
 	CHECK_EQ(fq_sched_tunables[FQ_TUN_COUNT], NULL);
 	th_free();
 }
