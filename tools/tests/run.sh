@@ -430,12 +430,14 @@ test_fairqtab() {
 		"fql UUID=" \
 		"fqm $blk" \
 		"   # indented comment" \
-		"fqn $blk2 fairness=bytes quantum_bytes=65536 # trailing comment"
+		"fqn $blk2 fairness=bytes quantum_bytes=65536 depth=auto # trailing comment" \
+		"fqo $tmp/b11 depth_max=auto" \
+		"fqp $tmp/b12 depth=autox"
 	t "fairqtab: bad lines" 1 "" "" apply "$f" --dry-run
 	check "  line 4: invalid name" grep -qx "fairqctl: $f:4: 'Bad/Name': invalid device name (1..31 of a-z 0-9 _ -)" "$tmp/err"
 	check "  line 5: no BACKING" grep -qx "fairqctl: $f:5: lonely: no BACKING (expected NAME BACKING \[POLICY\] \[KEY=VALUE\]...)" "$tmp/err"
 	check "  line 6: unknown key" grep -qx "fairqctl: $f:6: fqa: unknown key 'frob'" "$tmp/err"
-	check "  line 7: bad number" grep -qx "fairqctl: $f:7: fqb: depth: '12x' is not a number" "$tmp/err"
+	check "  line 7: bad number" grep -qx "fairqctl: $f:7: fqb: depth: '12x' is not a number or auto" "$tmp/err"
 	check "  line 8: bad policy" grep -qx "fairqctl: $f:8: fqc: policy: 'bogus' is not one of cfq, sfq, fifo" "$tmp/err"
 	check "  line 9: bad classify" grep -qx "fairqctl: $f:9: fqd: classify: 'cpu' is not one of tgid, pid, cgroup, uid" "$tmp/err"
 	check "  line 10: key twice" grep -qx "fairqctl: $f:10: fqe: depth given twice" "$tmp/err"
@@ -448,10 +450,12 @@ test_fairqtab() {
 	check "  line 17: cgroup twice" grep -qx "fairqctl: $f:17: fqk: cgroup-weight: a given twice" "$tmp/err"
 	check "  line 18: empty UUID" grep -qx "fairqctl: $f:18: fql: 'UUID=': empty value" "$tmp/err"
 	check "  line 19: backing twice" grep -qx "fairqctl: $f:19: fqm: backing $blk is already used on line 3" "$tmp/err"
-	check "  no other errors" test "$(wc -l <"$tmp/err")" = 16
-	check "  the good lines are still planned" grep -qx "fqn: create over $blk2 fairness=bytes quantum_bytes=65536" "$tmp/out"
+	check "  line 22: auto is no number" grep -qx "fairqctl: $f:22: fqo: depth_max: 'auto' is not a number" "$tmp/err"
+	check "  line 23: depth, not a number or auto" grep -qx "fairqctl: $f:23: fqp: depth: 'autox' is not a number or auto" "$tmp/err"
+	check "  no other errors" test "$(wc -l <"$tmp/err")" = 18
+	check "  the good lines are still planned" grep -qx "fqn: create over $blk2 fairness=bytes quantum_bytes=65536 depth=auto" "$tmp/out"
 	check "  fq0 too" grep -qx "fq0: set depth=16 (was 32)" "$tmp/out"
-	check "  the summary counts the bad lines" grep -q "16 bad lines$" "$tmp/out"
+	check "  the summary counts the bad lines" grep -q "18 bad lines$" "$tmp/out"
 
 	t "fairqtab: no such file" 1 "^fairqctl: $tmp/nofile: No such file or directory$" "" apply "$tmp/nofile"
 	FAIRQTAB=$tmp/nofile2 t "fairqtab: \$FAIRQTAB" 1 "nofile2: No such file" "" apply
