@@ -60,7 +60,7 @@ FQ_TUNABLE(quantum, quantum, FQ_TK_NUMBER, 1, 1024, 8, "requests", "", NULL,
 FQ_TUNABLE(quantum_bytes, quantum_bytes, FQ_TK_NUMBER, 4096, 64u << 20,
 	   512u << 10, "bytes", "", NULL,
 	   "bytes per turn at weight 100 with fairness=bytes (cfq and sfq)")
-FQ_TUNABLE(quantum_us, quantum_us, FQ_TK_NUMBER, 10, 1000000, 2000, "us", "",
+FQ_TUNABLE(quantum_us, quantum_us, FQ_TK_NUMBER, 10, 1000000, 1000, "us", "",
 	   NULL,
 	   "device time per turn at weight 100 with fairness=time (cfq and sfq); until the cost model exists a request is charged its bytes at quantum_bytes per quantum_us")
 FQ_TUNABLE(buckets, buckets, FQ_TK_NUMBER, 1, 65536, 64, "buckets", "",

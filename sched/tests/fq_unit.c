@@ -154,7 +154,7 @@ static void t_create_defaults(void)
 	static const char *const def[][2] = {
 		{ "policy", "cfq\n" }, { "fairness", "time\n" },
 		{ "quantum", "8\n" }, { "quantum_bytes", "524288\n" },
-		{ "quantum_us", "2000\n" },
+		{ "quantum_us", "1000\n" },
 		{ "buckets", "64\n" }, { "perturb_ms", "5000\n" },
 		{ "depth", "auto\n" }, { "depth_max", "256\n" },
 		{ "idle_us", "0\n" },
@@ -1729,11 +1729,11 @@ static void t_fair_time_fallback(void)
 
 	th_new_defaults("cfq");
 	th_get("fairness", "time\n");
-	th_get("quantum_us", "2000\n");
+	th_get("quantum_us", "1000\n");
 	a = th_enq(1, 0, 4096, SYNC, 0);
 	b = th_enq(2, 8, 1u << 20, SYNC, 0);
-	CHECK_EQ(a->charge_ns, 4096ull * 2000 * 1000 / (512 << 10));
-	CHECK_EQ(b->charge_ns, 4000 * US);
+	CHECK_EQ(a->charge_ns, 4096ull * 1000 * 1000 / (512 << 10));
+	CHECK_EQ(b->charge_ns, 2000 * US);
 	CHECK_EQ(a->bytes, 4096);
 	th_set("quantum_us", "10");
 	a = th_enq(1, 16, 4096, SYNC, 0);
