@@ -35,6 +35,9 @@ TIMEOUT=900
 
 require_cmd fio
 RUNTIME=${AUTO_RUNTIME:-$(scaled 30)}
+# vdc starts from its virtqueue's depth (256 = depth_max): its first
+# epochs take 1000+ completions at 500 IOPS
+RUNTIME_VDC=${AUTO_RUNTIME_VDC:-$(scaled 50)}
 NSEC=4000000		# nullb-lat's service time [ns]
 NSEC32=20000000		# C = 32: 1600 IOPS at most, below what TCG drives
 SAMPLES=$TMPDIR/depth
@@ -49,23 +52,23 @@ sample_depth() {
 	done
 }
 
-# settle DEV QD: two random readers of QD each for RUNTIME s on DEV;
+# settle DEV QD SECS: two random readers of QD each for SECS s on DEV;
 # prints "last trajectory"
 settle() {
-	local dev=$1 qd=$2 rc
+	local dev=$1 qd=$2 secs=$3
 	fio --minimal --output="$TMPDIR/fio.out" --filename="/dev/$dev" \
 		--direct=1 --ioengine=libaio --rw=randread --bs=4k \
-		--time_based --runtime="$RUNTIME" --size=32M \
+		--time_based --runtime="$secs" --size=32M \
 		--name=a --iodepth="$qd" --name=b --iodepth="$qd" --offset=32M &
-	sample_depth "$dev" $((RUNTIME - 1))
+	sample_depth "$dev" $((secs - 1))
 	wait $! || fatal "fio failed on $dev"
 	echo "$(tail -n 1 "$SAMPLES") $(paste -sd, "$SAMPLES")"
 }
 
-# band NAME DEV QD LO HI: settle and check LO <= depth_now <= HI
+# band NAME DEV QD LO HI [SECS]: settle and check LO <= depth_now <= HI
 band() {
-	local name=$1 dev=$2 qd=$3 lo=$4 hi=$5 last traj ep iops
-	read -r last traj <<<"$(settle "$dev" "$qd")"
+	local name=$1 dev=$2 qd=$3 lo=$4 hi=$5 secs=${6:-$RUNTIME} last traj ep iops
+	read -r last traj <<<"$(settle "$dev" "$qd" "$secs")"
 	ep=$(stat_field "$dev" depth_epochs)
 	iops=$(awk -F';' '{ s += $8 } END { printf "%d", s }' "$TMPDIR/fio.out")
 	log "$name: depth_now $last (band $lo..$hi), epochs $ep, changes $(stat_field "$dev" depth_changes), lat_floor_ns $(stat_field "$dev" lat_floor_ns), cost_read_ns $(stat_field "$dev" cost_read_ns), $iops IOPS; every 1 s: $traj"
@@ -104,7 +107,7 @@ done
 if [ -n "${FAIRQ_THROTTLE_IOPS:-}" ]; then
 	fairq_create fqauto /dev/vdc
 	cleanup_push fairq_destroy fqauto
-	band "vdc ${FAIRQ_THROTTLE_IOPS} IOPS" fqauto 160 1 4
+	band "vdc ${FAIRQ_THROTTLE_IOPS} IOPS" fqauto 160 1 4 "$RUNTIME_VDC"
 	fairq_destroy fqauto
 else
 	skip "throttled vdc: vm/run without --throttle-iops (run: vm/run --throttle-iops 500 --throttle-bps 4194304 240-auto-depth)"
