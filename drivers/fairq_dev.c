@@ -6,6 +6,8 @@
  */
 #include "fairq.h"
 
+#include <linux/blk-mq.h>
+
 #include <linux/ctype.h>
 #include <linux/random.h>
 #include <linux/slab.h>
@@ -182,6 +184,26 @@ out_close:
 	return ret;
 }
 
+/*
+ * depth=auto starts from what the lower device itself offers: a blk-mq
+ * device's tag depth (its hardware queue depth, which nr_requests doubles
+ * under an I/O scheduler), else its nr_requests.  The core clamps it to
+ * [1, depth_max].
+ */
+static void fairq_seed_depth(struct fairq_dev *fd)
+{
+	struct request_queue *q = bdev_get_queue(fd->lower.bdev);
+	unsigned long depth = q->nr_requests;
+
+	if (queue_is_mq(q) && q->tag_set && q->tag_set->queue_depth)
+		depth = q->tag_set->queue_depth;
+	mutex_lock(&fd->tun_lock);
+	spin_lock_irq(&fd->lock);
+	fq_sched_seed_depth(fd->fqs, (u32)min_t(unsigned long, depth, U32_MAX));
+	spin_unlock_irq(&fd->lock);
+	mutex_unlock(&fd->tun_lock);
+}
+
 int fairq_power_on(struct fairq_dev *fd, const char **why)
 {
 	struct gendisk *disk;
@@ -196,6 +218,7 @@ int fairq_power_on(struct fairq_dev *fd, const char **why)
 	ret = fairq_claim_lower(fd, why);
 	if (ret)
 		return ret;
+	fairq_seed_depth(fd);
 	ret = bioset_init(&fd->bs, BIO_POOL_SIZE, offsetof(struct fairq_io, clone),
 			  BIOSET_NEED_RESCUER);
 	if (ret)

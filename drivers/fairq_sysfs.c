@@ -121,6 +121,18 @@ static int fairq_emit_totals(char *buf, struct fairq_dev *fd, const struct fq_st
 	at += sysfs_emit_at(buf, at, "passthrough_errors %lld\n",
 			    (long long)atomic64_read(&fd->passthrough_errs));
 	at += sysfs_emit_at(buf, at, "mem_bytes %u\n", st->mem_bytes);
+	at += sysfs_emit_at(buf, at, "depth_now %u\n", st->depth_now);
+	at += sysfs_emit_at(buf, at, "depth_auto %u\n", st->depth_auto);
+	at += sysfs_emit_at(buf, at, "depth_changes %llu\n", st->depth_changes);
+	at += sysfs_emit_at(buf, at, "depth_epochs %llu\n", st->depth_epochs);
+	at += sysfs_emit_at(buf, at, "lat_floor_ns %llu\n", st->lat_floor_ns);
+	at += sysfs_emit_at(buf, at, "cost_read_ns %llu\n", st->cost_a_ns[0]);
+	at += sysfs_emit_at(buf, at, "cost_read_ps_per_byte %llu\n",
+			    st->cost_b_ps_per_byte[0]);
+	at += sysfs_emit_at(buf, at, "cost_write_ns %llu\n", st->cost_a_ns[1]);
+	at += sysfs_emit_at(buf, at, "cost_write_ps_per_byte %llu\n",
+			    st->cost_b_ps_per_byte[1]);
+	at += sysfs_emit_at(buf, at, "cost_epochs %llu\n", st->cost_epochs);
 	return at;
 }
 

@@ -107,7 +107,7 @@ u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf)
 	if (!cap || fqf->ttime_n < FQ_TTIME_MIN_SAMPLES ||
 	    fqf->ttime_ns > cap || fqf->ttime_ns >= fqf->svc_ns)
 		return 0;
-	if (fqf->seq_pct < FQ_SEQ_PCT && fqs->depth < FQ_ANTIC_SEEKY_DEPTH)
+	if (fqf->seq_pct < FQ_SEQ_PCT && fqs->depth_now < FQ_ANTIC_SEEKY_DEPTH)
 		return 0;
 	w = 2 * (u64)fqf->ttime_ns + FQ_TTIME_SLACK_NS;
 	return w < cap ? w : cap;

@@ -6,8 +6,9 @@
  *
  * Each class (RT, BE, IDLE) keeps its busy flows in rounds.  A flow
  * entering a round is credited quantum * weight cost units; serving a
- * request costs FQ_WEIGHT_BASE units per request (fairness=requests) or
- * per byte (fairness=bytes), so a flow of weight 100 gets one quantum
+ * request costs FQ_WEIGHT_BASE units per request (fairness=requests), per
+ * byte (fairness=bytes) or per ns of its modelled device time
+ * (fairness=time: rq->charge_ns, a quantum being quantum_us), so a flow of weight 100 gets one quantum
  * per turn and one of weight 400 four.  A weight too small to pay for
  * one request per round (sfq's quantum is one request) builds up credit
  * over several rounds, so the share stays weight over total weight.
@@ -80,10 +81,13 @@ static bool fq_weight_changes(const struct fq_flow *fqf,
 	return rq->weight ? w != fqf->weight : w > fqf->weight;
 }
 
+/* fairness=time: rq->charge_ns <= 2^40, so this is below 2^47 */
 static s64 fq_cost(const struct fq_sched *fqs, const struct fq_req *rq)
 {
 	if (fqs->fairness == FQ_FAIR_BYTES)
 		return (s64)rq->bytes * FQ_WEIGHT_BASE;
+	if (fqs->fairness == FQ_FAIR_TIME)
+		return (s64)rq->charge_ns * FQ_WEIGHT_BASE;
 	return FQ_WEIGHT_BASE;
 }
 
@@ -93,6 +97,8 @@ static s64 fq_allowance(const struct fq_sched *fqs, const struct fq_flow *fqf)
 
 	if (fqs->fairness == FQ_FAIR_BYTES)
 		q = fqs->quantum_bytes;
+	else if (fqs->fairness == FQ_FAIR_TIME)
+		q = (u64)fqs->quantum_us * 1000;
 	else if (fqs->pol->one_request_turns)
 		q = 1;		/* one request per bucket per round (seed) */
 	else
@@ -503,7 +509,7 @@ static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
 		fq_antic_cancel(fqs);
 		return false;
 	}
-	if (fqs->inflight + fqs->nr_batch + 1 < fqs->depth)
+	if (fqs->inflight + fqs->nr_batch + 1 < fqs->depth_now)
 		return false;
 	if (!fqs->antic_blocked) {
 		fqs->antic_blocked = true;
@@ -561,7 +567,7 @@ static void fq_batch_add(struct fq_sched *fqs, struct fq_req *rq)
 
 static void fq_batch_fill(struct fq_sched *fqs, u64 now_ns)
 {
-	u32 room = fqs->depth - fqs->inflight;
+	u32 room = fqs->depth_now - fqs->inflight;
 	struct fq_req *rq;
 
 	if (room > FQ_BATCH_MAX)

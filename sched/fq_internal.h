@@ -29,6 +29,8 @@
 
 #include "fq_env.h"
 #include "fq_sched.h"
+#include "fq_depth.h"
+#include "fq_cost.h"
 
 #define fq_entry(ptr, type, member) \
 	((type *)((char *)(ptr) - offsetof(type, member)))
@@ -86,6 +88,7 @@ static inline void fq_list_splice_tail(struct fq_node *from, struct fq_node *to)
 enum fq_fairness {
 	FQ_FAIR_REQUESTS,
 	FQ_FAIR_BYTES,
+	FQ_FAIR_TIME,
 };
 
 /* Request states (rq->state); odd values so that a zeroed request is caught. */
@@ -224,9 +227,11 @@ struct fq_sched {
 	u32 fairness;		/* enum fq_fairness */
 	u32 quantum;		/* requests per cfq turn at FQ_WEIGHT_BASE */
 	u32 quantum_bytes;	/* bytes per turn at FQ_WEIGHT_BASE, bytes mode */
+	u32 quantum_us;		/* device time per turn at FQ_WEIGHT_BASE [us], time mode */
 	u32 buckets;		/* sfq buckets, power of two */
 	u32 perturb_ms;		/* sfq re-hash period [ms], 0 = off */
-	u32 depth;		/* requests in flight below, max */
+	u32 depth;		/* requests in flight below, max; 0 = auto */
+	u32 depth_max;		/* bound of depth=auto */
 	u32 idle_us;		/* anticipation [us], 0 = off */
 	u32 grace_ms;		/* IDLE class waits this long [ms] */
 	u32 expire_ms[2];	/* fifo_expire_{sync,async}_ms [ms] */
@@ -269,6 +274,16 @@ struct fq_sched {
 	u64 prng;		/* PRNG state (perturbations) */
 	u64 hash_seed;		/* current sfq perturbation */
 	u64 perturb_next;	/* next re-hash [ns], 0 = set on next call */
+
+	/*
+	 * Depth and device cost: depth_now is the dispatch limit (depth, or
+	 * dc.depth while depth is auto); dc is (re)started from depth_now
+	 * when depth becomes auto, from the seed at create.  fc learns the
+	 * device's cost per request whatever the fairness.
+	 */
+	u32 depth_now;		/* requests in flight below at most, now */
+	struct fq_depth dc;	/* depth=auto controller */
+	struct fq_cost fc;	/* device time per request, for fairness=time */
 
 	struct fq_stats st;	/* totals (queued/inflight/flows filled late) */
 };

@@ -4,7 +4,11 @@
  * bounded wait, complete, drain, next_event; the table of policies.
  *
  * Dispatch order, each call:
- *   1. nothing while "depth" requests are in flight;
+ *   1. nothing while depth_now requests are in flight: the "depth"
+ *      tunable, or while it is "auto" what struct fq_depth (fq_depth.c)
+ *      last returned -- every completion is reported to it, and to the
+ *      device cost model struct fq_cost (fq_cost.c) that fairness=time
+ *      charges by;
  *   2. the oldest expired request: one that has been first in its flow's
  *      queue for fifo_expire_sync_ms (sync) or fifo_expire_async_ms
  *      (async), whatever its class, turn or the anticipation in progress.
@@ -80,6 +84,9 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 	if (!fqs)
 		return NULL;
 	fq_tunables_default(fqs);
+	fq_cost_init(&fqs->fc);
+	fq_depth_init(&fqs->dc, FQ_SCHED_DEPTH_SEED, fqs->depth_max);
+	fqs->depth_now = fqs->depth ? fqs->depth : fqs->dc.depth;
 	if (pol) {
 		fqs->pol = pol;
 		while (fq_policies[fqs->policy] != pol)
@@ -104,6 +111,14 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 		if ((*pp)->init)
 			(*pp)->init(fqs);
 	return fqs;
+}
+
+void fq_sched_seed_depth(struct fq_sched *fqs, u32 lower_depth)
+{
+	if (fqs->depth)
+		return;
+	fq_depth_init(&fqs->dc, lower_depth, fqs->depth_max);
+	fqs->depth_now = fqs->dc.depth;
 }
 
 void fq_sched_destroy(struct fq_sched *fqs)
@@ -134,6 +149,24 @@ void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq)
 		fqs->antic = NULL;	/* it is back: no more waiting */
 }
 
+/*
+ * What @rq will cost its flow under fairness=time [ns]: the device time
+ * the cost model gives it, or, while there is no model, its bytes at the
+ * exchange rate quantum_bytes per quantum_us (a turn then holds what it
+ * holds under fairness=bytes).  At most 2^40 ns (18 minutes), so that
+ * times FQ_WEIGHT_BASE it fits a deficit with room to spare.
+ */
+static u64 fq_charge_ns(const struct fq_sched *fqs, const struct fq_req *rq)
+{
+	u64 ns = fq_cost_ns(&fqs->fc, rq->bytes, rq->flags & FQ_REQ_WRITE);
+
+	if (!ns)
+		ns = (u64)rq->bytes * fqs->quantum_us * 1000 / fqs->quantum_bytes;
+	if (ns > 1ull << 40)
+		ns = 1ull << 40;
+	return ns ? ns : 1;
+}
+
 void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns)
 {
 	fq_now(fqs, now_ns);
@@ -142,6 +175,7 @@ void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns)
 	rq->enqueue_ns = now_ns;
 	rq->dispatch_ns = 0;
 	rq->seq = fqs->seq++;
+	rq->charge_ns = fq_charge_ns(fqs, rq);
 	fq_list_add_tail(&rq->fifo, &fqs->fifo[fq_rq_fifo(rq)]);
 	fqs->queued++;
 	fqs->st.c.enq_reqs++;
@@ -268,7 +302,7 @@ struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns)
 	fq_now(fqs, now_ns);
 	if (fqs->pol->tick)
 		fqs->pol->tick(fqs, now_ns);
-	if (fqs->inflight >= fqs->depth || !fqs->queued)
+	if (fqs->inflight >= fqs->depth_now || !fqs->queued)
 		return NULL;
 	rq = fq_expired(fqs, now_ns);
 	if (rq) {
@@ -289,9 +323,23 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 {
 	struct fq_flow *fqf = rq->flow;
 	u64 svc = now_ns > rq->dispatch_ns ? now_ns - rq->dispatch_ns : 0;
+	bool write = rq->flags & FQ_REQ_WRITE;
+	bool limited;
 
 	if (WARN_ON_ONCE(rq->state != FQ_RS_INFLIGHT || !fqf))
 		return;
+	/*
+	 * Both models learn only from saturated stretches: the depth was
+	 * full and work waited above.  The controller's unit is bytes, not
+	 * modelled device time: the model is fitted from these same
+	 * saturated epochs (device time = wall time), so in its unit every
+	 * saturated depth would show the same throughput.
+	 */
+	limited = fqs->inflight >= fqs->depth_now && fqs->queued > 0;
+	fq_cost_complete(&fqs->fc, now_ns, rq->bytes, write, limited);
+	if (!fqs->depth)
+		fqs->depth_now = fq_depth_complete(&fqs->dc, now_ns, svc,
+						   rq->bytes, limited);
 	fqf->inflight--;
 	fqs->inflight--;
 	fqf->c.done_reqs++;
@@ -345,7 +393,7 @@ u64 fq_sched_next_event(struct fq_sched *fqs, u64 now_ns)
 
 	if (fqs->pol->next_event)
 		t = fqs->pol->next_event(fqs, now_ns);
-	if (fqs->queued && fqs->inflight < fqs->depth) {
+	if (fqs->queued && fqs->inflight < fqs->depth_now) {
 		for (i = 0; i < FQ_FIFO_IDLE * FQ_EXPIRE_SCALES; i++) {
 			fqf = fq_heads_first(fqs, i / FQ_EXPIRE_SCALES,
 					     i % FQ_EXPIRE_SCALES);

@@ -110,6 +110,12 @@ struct fq_req {
 	struct fq_node fifo;	/* expiry list link (oldest first) */
 	u32 state;		/* FQ_RS_*, for the core's own checks */
 	u64 seq;		/* enqueue sequence number (enqueue order) */
+	/*
+	 * fairness=time: the device time the request was modelled to take
+	 * when it was queued [ns] (bytes at quantum_bytes per quantum_us
+	 * while no model exists); bytes stays the real length
+	 */
+	u64 charge_ns;
 };
 
 /* Counters kept per flow and for the whole device. */
@@ -152,6 +158,16 @@ struct fq_stats {
 	u64 policy_switches;	/* successful "policy" changes */
 	u64 idle_waits;		/* times anticipation kept the last slot */
 	u32 mem_bytes;		/* memory the instance holds [bytes] */
+	/* depth: the limit now, and the depth=auto controller's figures */
+	u32 depth_now;		/* requests in flight below at most, now */
+	u32 depth_auto;		/* 1: depth is auto */
+	u64 depth_changes;	/* changes the controller made */
+	u64 depth_epochs;	/* saturated epochs it judged */
+	u64 lat_floor_ns;	/* latency floor it learnt [ns], 0 = none yet */
+	/* the device cost model, [0] reads, [1] writes; all 0 until it exists */
+	u64 cost_a_ns[2];	/* per request [ns] */
+	u64 cost_b_ps_per_byte[2];	/* per byte [ps] */
+	u64 cost_epochs;	/* saturated epochs fitted */
 };
 
 struct fq_sched;
@@ -163,6 +179,17 @@ struct fq_sched;
  * Returns the instance or NULL (unknown policy or no memory).
  */
 struct fq_sched *fq_sched_create(const char *policy, u64 seed);
+
+/*
+ * fq_sched_seed_depth - the caller's estimate of the lower device's own
+ * queue depth (its nr_requests or hardware queue depth), where depth=auto
+ * starts its search: clamped to [1, depth_max].  Without a call the seed
+ * is FQ_SCHED_DEPTH_SEED.  While depth is auto the controller restarts
+ * from the seed; a fixed depth is left alone.
+ */
+void fq_sched_seed_depth(struct fq_sched *fqs, u32 lower_depth);
+
+enum { FQ_SCHED_DEPTH_SEED = 32 };	/* seed of depth=auto by default */
 
 /*
  * fq_sched_destroy - free the instance.  Requests still queued must have

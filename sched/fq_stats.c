@@ -13,12 +13,24 @@ size_t fq_sched_flow_size(void)
 
 void fq_sched_stats(struct fq_sched *fqs, struct fq_stats *st)
 {
+	int i;
+
 	*st = fqs->st;
 	st->queued = fqs->queued;
 	st->inflight = fqs->inflight;
 	st->flows = fqs->nr_flows;
 	st->flows_max = fqs->max_flows;
 	st->mem_bytes = (u32)(sizeof(*fqs) + fq_pool_mem(fqs->max_flows));
+	st->depth_now = fqs->depth_now;
+	st->depth_auto = !fqs->depth;
+	st->depth_changes = fqs->dc.changes;
+	st->depth_epochs = fqs->dc.epochs;
+	st->lat_floor_ns = fqs->dc.lat_min;
+	for (i = 0; i < 2; i++) {
+		st->cost_a_ns[i] = fq_cost_a_ns(&fqs->fc, i);
+		st->cost_b_ps_per_byte[i] = fq_cost_b_ps_per_byte(&fqs->fc, i);
+	}
+	st->cost_epochs = fqs->fc.epochs;
 }
 
 static void fq_info_fill(const struct fq_flow *fqf, struct fq_flow_info *fi)

@@ -6,7 +6,8 @@
  * set functions below are the behaviour a range and a store cannot say.
  *
  * Numbers are plain decimal (no sign, no prefix, no suffix), one trailing
- * '\n' allowed.  Errors: unknown name, empty, not a number, trailing
+ * '\n' allowed; a tunable of kind FQ_TK_AUTO also takes the word "auto",
+ * kept as 0 and printed as "auto".  Errors: unknown name, empty, not a number, trailing
  * garbage, not a power of two, unknown word -> -EINVAL; out of range or
  * too many digits -> -ERANGE; "max_flows" with requests in flight ->
  * -EBUSY; no memory -> -ENOMEM.  On every error nothing changes.
@@ -18,6 +19,8 @@ static int fq_set_rebuild(struct fq_sched *fqs, u32 *field, u32 v);
 static int fq_set_buckets(struct fq_sched *fqs, u32 *field, u32 v);
 static int fq_set_perturb(struct fq_sched *fqs, u32 *field, u32 v);
 static int fq_set_max_flows(struct fq_sched *fqs, u32 *field, u32 v);
+static int fq_set_depth(struct fq_sched *fqs, u32 *field, u32 v);
+static int fq_set_depth_max(struct fq_sched *fqs, u32 *field, u32 v);
 
 /* every tunable lives in a u32 of struct fq_sched */
 #define FQ_TUN_OFFSET(field)							\
@@ -177,6 +180,37 @@ static int fq_set_perturb(struct fq_sched *fqs, u32 *field, u32 v)
 	return 0;
 }
 
+/*
+ * A number fixes the limit; "auto" (0) hands it to the controller, which
+ * starts again from the limit in force (what the device was just given).
+ */
+static int fq_set_depth(struct fq_sched *fqs, u32 *field, u32 v)
+{
+	if (v == *field)
+		return 0;
+	*field = v;
+	if (v) {
+		fqs->depth_now = v;
+		return 0;
+	}
+	fq_depth_init(&fqs->dc, fqs->depth_now, fqs->depth_max);
+	fqs->depth_now = fqs->dc.depth;
+	return 0;
+}
+
+/* A lower bound of depth=auto restarts the controller below it. */
+static int fq_set_depth_max(struct fq_sched *fqs, u32 *field, u32 v)
+{
+	if (v == *field)
+		return 0;
+	*field = v;
+	if (fqs->depth)
+		return 0;
+	fq_depth_init(&fqs->dc, fqs->depth_now < v ? fqs->depth_now : v, v);
+	fqs->depth_now = fqs->dc.depth;
+	return 0;
+}
+
 /* fq_sched_rebuild() allocates the new pool and stores max_flows */
 static int fq_set_max_flows(struct fq_sched *fqs, u32 *field, u32 v)
 {
@@ -200,6 +234,8 @@ int fq_sched_set(struct fq_sched *fqs, const char *name, const char *val)
 		if (ret < 0)
 			return ret;
 		v = (u32)ret;
+	} else if (t->kind == FQ_TK_AUTO && fq_word_eq(val, "auto")) {
+		v = 0;
 	} else {
 		ret = fq_parse_u32(val, &v);
 		if (ret)
@@ -266,6 +302,8 @@ int fq_sched_get(struct fq_sched *fqs, const char *name, char *buf,
 	v = *fq_tun_field(fqs, t);
 	if (t->kind == FQ_TK_WORD)
 		return fq_emit_word(buf, len, t->words, v);
+	if (t->kind == FQ_TK_AUTO && !v)
+		return fq_emit(buf, len, "auto", 4);
 	return fq_emit_u32(buf, len, v);
 }
 

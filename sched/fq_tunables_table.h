@@ -20,6 +20,8 @@
  *   field  the u32 member of struct fq_sched that holds the value
  *   kind   FQ_TK_NUMBER: decimal, min..max;
  *          FQ_TK_WORD: one of @words, kept as its index (min, max unused);
+ *          FQ_TK_AUTO: decimal min..max (min >= 1) or the word "auto",
+ *          kept as 0 (def 0 = auto);
  *          FQ_TK_ALLOC: a number whose change reallocates the flow pool:
  *          fq_sched_set() may allocate (fq_sched_set_needs_alloc()) and
  *          fails with -EBUSY while requests are in flight; fairq.ko
@@ -42,6 +44,7 @@ enum fq_tun_kind {
 	FQ_TK_NUMBER,
 	FQ_TK_WORD,
 	FQ_TK_ALLOC,
+	FQ_TK_AUTO,
 };
 #endif
 
@@ -49,22 +52,29 @@ enum fq_tun_kind {
 FQ_TUNABLE(policy, policy, FQ_TK_WORD, 0, 0, 0, "", "cfq sfq fifo",
 	   fq_set_policy,
 	   "dispatch policy: a queue per flow, hashed buckets, or arrival order; a switch keeps every queued request")
-FQ_TUNABLE(fairness, fairness, FQ_TK_WORD, 0, 0, FQ_FAIR_REQUESTS, "",
-	   "requests bytes", fq_set_rebuild,
-	   "unit of a turn's credit; in bytes the policy is deficit round robin")
+FQ_TUNABLE(fairness, fairness, FQ_TK_WORD, 0, 0, FQ_FAIR_TIME, "",
+	   "requests bytes time", fq_set_rebuild,
+	   "unit of a turn's credit: a request, a byte, or the device time the request is modelled to take (learnt online; bytes until the model exists)")
 FQ_TUNABLE(quantum, quantum, FQ_TK_NUMBER, 1, 1024, 8, "requests", "", NULL,
 	   "requests per cfq turn at weight 100")
 FQ_TUNABLE(quantum_bytes, quantum_bytes, FQ_TK_NUMBER, 4096, 64u << 20,
 	   512u << 10, "bytes", "", NULL,
 	   "bytes per turn at weight 100 with fairness=bytes (cfq and sfq)")
+FQ_TUNABLE(quantum_us, quantum_us, FQ_TK_NUMBER, 10, 1000000, 1000, "us", "",
+	   NULL,
+	   "device time per turn at weight 100 with fairness=time (cfq and sfq); until the cost model exists a request is charged its bytes at quantum_bytes per quantum_us")
 FQ_TUNABLE(buckets, buckets, FQ_TK_NUMBER, 1, 65536, 64, "buckets", "",
 	   fq_set_buckets,
 	   "sfq buckets; a power of two, at most max_flows")
 FQ_TUNABLE(perturb_ms, perturb_ms, FQ_TK_NUMBER, 0, 3600000, 5000, "ms", "",
 	   fq_set_perturb,
 	   "sfq re-hash period, 0 = never")
-FQ_TUNABLE(depth, depth, FQ_TK_NUMBER, 1, 4096, 32, "requests", "", NULL,
-	   "requests in flight on the lower device at most")
+FQ_TUNABLE(depth, depth, FQ_TK_AUTO, 1, 4096, 0, "requests", "",
+	   fq_set_depth,
+	   "requests in flight on the lower device at most, or auto: the fewest that keep the device saturated, learnt online, at most depth_max")
+FQ_TUNABLE(depth_max, depth_max, FQ_TK_NUMBER, 1, 4096, 256, "requests", "",
+	   fq_set_depth_max,
+	   "upper bound of depth=auto")
 FQ_TUNABLE(idle_us, idle_us, FQ_TK_NUMBER, 0, 100000, 2000, "us", "", NULL,
 	   "anticipation cap: a sync flow that has just emptied keeps a slot for 2 x its think time when that is below this and its service time, 0 = off")
 FQ_TUNABLE(idle_grace_ms, grace_ms, FQ_TK_NUMBER, 0, 60000, 200, "ms", "", NULL,

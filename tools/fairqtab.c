@@ -35,6 +35,7 @@ struct tab_key {
 	const char *name;
 	const char *words;	/* one space apart; "": a decimal number */
 	bool allocates;		/* FQ_TK_ALLOC: changes only while powered off */
+	bool autos;		/* FQ_TK_AUTO: a number or the word "auto" */
 };
 
 #define FQ_TUNABLE(_name, _field, _kind, _min, _max, _def, _unit, _words, ...) \
@@ -47,10 +48,11 @@ enum {
 #undef FQ_TUNABLE
 
 #define FQ_TUNABLE(_name, _field, _kind, _min, _max, _def, _unit, _words, ...) \
-	[KEY_##_name] = { #_name, _words, (_kind) == FQ_TK_ALLOC },
+	[KEY_##_name] = { #_name, _words, (_kind) == FQ_TK_ALLOC,		\
+			  (_kind) == FQ_TK_AUTO },
 static const struct tab_key tab_keys[KEY_COUNT] = {
 #include "../sched/fq_tunables_table.h"
-	[KEY_classify] = { "classify", "tgid pid cgroup uid", false },
+	[KEY_classify] = { "classify", "tgid pid cgroup uid", false, false },
 };
 #undef FQ_TUNABLE
 
@@ -159,8 +161,11 @@ static void check_value(struct fairqtab *tab, struct tab_line *l,
 	char words[128];
 
 	if (!*k->words) {
+		if (k->autos && strcmp(val, "auto") == 0)
+			return;
 		if (!is_number(val))
-			bad(tab, l, "%s: '%s' is not a number", k->name, val);
+			bad(tab, l, "%s: '%s' is not a number%s", k->name, val,
+			    k->autos ? " or auto" : "");
 		return;
 	}
 	if (is_word(k->words, val))

@@ -12,7 +12,9 @@
  * Members come in the order of the stats file; fields the kernel adds
  * later show up without a fairqctl change.  Types are fixed per field:
  * the names in string_fields[] are always strings, every other value is
- * a number when it is a plain decimal integer and a string otherwise.
+ * a number when it is a plain decimal integer and a string otherwise
+ * (so "depth" is a number when fixed and "auto" when not; "depth_now"
+ * is always the number in force).
  */
 #define _GNU_SOURCE
 #include <inttypes.h>

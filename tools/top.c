@@ -15,6 +15,11 @@
  * the mean wait of the requests dispatched in the interval (wait_ns_sum
  * over reqs), the largest wait the flow has seen (wait_ns_max); the
  * stats file has no wait distribution, so no percentile is shown.
+ *
+ * Below the totals, from the last sample: the depth in force (and whether
+ * depth=auto chose it, with its changes, saturated epochs and latency
+ * floor) and the device cost model fairness=time charges by ("-" per
+ * direction until it exists).  A fairq.ko without these keys: no lines.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -164,6 +169,40 @@ static void print_ms(uint64_t ns, bool known)
 		printf(" %9s", "-");
 }
 
+/* "a us + b ns/B" of one direction of the cost model, or "-" */
+static void print_cost(const struct stats *b, const char *dir)
+{
+	char ka[32], kb[40];
+	uint64_t a, bps;
+
+	snprintf(ka, sizeof(ka), "cost_%s_ns", dir);
+	snprintf(kb, sizeof(kb), "cost_%s_ps_per_byte", dir);
+	a = num(stats_total(b, ka));
+	bps = num(stats_total(b, kb));
+	if (!a && !bps)
+		printf("  %s -", dir);
+	else
+		printf("  %s %.1f us + %.3f ns/B", dir, a / 1e3, bps / 1e3);
+}
+
+/* depth in force and the cost model (fairq.ko with depth=auto) */
+static void print_model(const struct stats *b)
+{
+	if (!stats_total(b, "depth_now"))
+		return;
+	printf("depth: now %" PRIu64 " (%s)  changes %" PRIu64 "  epochs %" PRIu64
+	       "  latency floor %.2f ms\n",
+	       num(stats_total(b, "depth_now")),
+	       num(stats_total(b, "depth_auto")) ? "auto" : "fixed",
+	       num(stats_total(b, "depth_changes")),
+	       num(stats_total(b, "depth_epochs")),
+	       num(stats_total(b, "lat_floor_ns")) / 1e6);
+	printf("cost:");
+	print_cost(b, "read");
+	print_cost(b, "write");
+	printf("  (epochs %" PRIu64 ")\n", num(stats_total(b, "cost_epochs")));
+}
+
 static void header(const struct fairqctl_control *ctl, const struct stats *a,
 		   const struct stats *b, double dt)
 {
@@ -193,6 +232,7 @@ static void header(const struct fairqctl_control *ctl, const struct stats *a,
 	       num(stats_total(b, "wait_ns_max")) / 1e6,
 	       delta(stats_total(b, "expired"), stats_total(a, "expired")),
 	       delta(stats_total(b, "errors"), stats_total(a, "errors")));
+	print_model(b);
 }
 
 static void screen(const struct fairqctl_control *ctl, const struct stats *a,

@@ -39,7 +39,7 @@ bool glue_fair_available(void)
 	return true;
 }
 
-/* --fair-set name=value, after "depth" so that it can be overridden */
+/* --fair-set name=value, after depth_max and the seed: it overrides them */
 static int glue_fair_set(const char *set)
 {
 	char name[64];
@@ -59,6 +59,12 @@ static int glue_fair_set(const char *set)
 	return ret < 0 ? -1 : 0;
 }
 
+/*
+ * The engine never has more than @depth requests at the disk, so that is
+ * depth_max, and depth=auto (the core's default) starts there: it settles
+ * where the disk behind the model (or its latency) stops giving more.
+ * --fair-set depth=N fixes it, as on fairq.ko.
+ */
 static int glue_fair_init(const char *policy, unsigned int depth,
 			  const char *const *sets, unsigned int nsets)
 {
@@ -73,12 +79,13 @@ static int glue_fair_init(const char *policy, unsigned int depth,
 		return -1;
 	}
 	snprintf(val, sizeof(val), "%u", depth);
-	ret = fq_sched_set(fqs, "depth", val);
+	ret = fq_sched_set(fqs, "depth_max", val);
 	if (ret < 0) {
-		log_msg("--fair: sched tunable depth=%s: %s", val,
+		log_msg("--fair: sched tunable depth_max=%s: %s", val,
 			strerror(-ret));
 		return -1;
 	}
+	fq_sched_seed_depth(fqs, depth);
 	for (i = 0; i < nsets; i++)
 		if (glue_fair_set(sets[i]) < 0)
 			return -1;

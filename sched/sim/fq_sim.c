@@ -22,8 +22,6 @@
 #include <string.h>
 #include <time.h>
 #include "fq_sched.h"
-#include "fq_cost.h"
-#include "fq_depth.h"
 #include "sim_dev.h"
 
 #define SIM_COST_REQ_NS		100000ull	/* fixed cost per request */
@@ -652,9 +650,10 @@ static void cost(u64 seed)
  *
  * The scheduler sends requests to a sim_dev model (sim_dev.h) instead of
  * serving them itself: what it lets below waits in the device's own FIFO.
- * With an adaptive depth, every completion is reported to struct fq_depth
- * and the depth it returns is set with fq_sched_set("depth") -- the hook
- * the kernel driver would call from its completion path.
+ * An adaptive row runs the core at depth=auto (seeded with the row's
+ * depth, at most its depth_max) and a "device time" row at fairness=time:
+ * the core's own controller and cost model, fed by fq_sched_complete(),
+ * as in the kernel driver.
  */
 
 struct dev_req {
@@ -670,12 +669,11 @@ struct dev_cfg {
 	u32 depth;		/* fixed depth, or the seed when adaptive */
 	bool adaptive;
 	u32 depth_max;		/* adaptive */
-	const char *fairness;	/* NULL: requests */
+	const char *fairness;	/* NULL: requests; "time": device time */
 	u64 secs_ms;
 	u64 change_ms;		/* 0, or when servers become change_servers */
 	u32 change_servers;
 	bool trace;		/* record C and the depth every 100 ms */
-	bool charge_time;	/* charge fq_cost's device time as "bytes" */
 	const char *idle_us;	/* NULL: the core's default */
 };
 
@@ -683,8 +681,7 @@ enum { DEV_TRACE = 64 };
 
 struct dev_run {
 	struct sim_dev dev;
-	struct fq_depth dc;
-	struct fq_cost fc;
+	struct fq_stats st;		/* the core's figures at the end */
 	const struct dev_cfg *c;
 	struct dev_req *reqs, *free;
 	u32 depth;			/* the scheduler's now */
@@ -721,13 +718,6 @@ static void dev_issue(struct sim *sm, struct dev_run *dr, int fi)
 	} else {
 		r->rq.sector = (sim_rand(sm) % (1ull << 30)) & ~7ull;
 	}
-	if (dr->c->charge_time) {
-		/* the hook: the core charges the modelled device time */
-		u64 ns = fq_cost_ns(&dr->fc, f->bytes, f->flags & FQ_REQ_WRITE);
-
-		if (ns)
-			r->rq.bytes = ns > 0xffffffffull ? 0xffffffffu : (u32)ns;
-	}
 	r->io.sector = r->rq.sector;
 	r->io.bytes = f->bytes;
 	r->io.write = f->flags & FQ_REQ_WRITE;
@@ -759,20 +749,11 @@ static void dev_done(struct sim *sm, struct dev_run *dr, struct dev_req *r)
 	struct sim_flow *f = &sm->f[r->flow];
 	int fi = r->flow;
 	struct fq_stats st;
-	bool limited;
-	u32 d;
 
-	fq_sched_stats(sm->s, &st);
-	limited = st.inflight >= dr->depth && st.queued > 0;
 	fq_sched_complete(sm->s, &r->rq, 0, sm->now);
-	fq_cost_complete(&dr->fc, sm->now, r->io.bytes, r->io.write, limited);
 	if (dr->c->adaptive) {
-		/* units: real bytes (the charge changes meaning mid-run) */
-		d = fq_depth_complete(&dr->dc, sm->now,
-				      sm->now - r->rq.dispatch_ns,
-				      r->io.bytes, limited);
-		if (d != dr->depth)
-			dev_set_depth(sm, dr, d);
+		fq_sched_stats(sm->s, &st);
+		dr->depth = st.depth_now;
 	}
 	if (sm->now >= sm->warm_ns) {
 		f->done_reqs++;
@@ -821,10 +802,18 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 	fq_sched_set(sm->s, "fairness", c->fairness ? c->fairness : "requests");
 	if (c->idle_us)
 		fq_sched_set(sm->s, "idle_us", c->idle_us);
-	if (c->adaptive)
-		fq_depth_init(&dr->dc, c->depth, c->depth_max);
-	fq_cost_init(&dr->fc);
-	dev_set_depth(sm, dr, c->adaptive ? dr->dc.depth : c->depth);
+	if (c->adaptive) {
+		char buf[16];
+
+		snprintf(buf, sizeof(buf), "%u", c->depth_max);
+		fq_sched_set(sm->s, "depth_max", buf);
+		fq_sched_set(sm->s, "depth", "auto");
+		fq_sched_seed_depth(sm->s, c->depth);
+		fq_sched_stats(sm->s, &dr->st);
+		dr->depth = dr->st.depth_now;
+	} else {
+		dev_set_depth(sm, dr, c->depth);
+	}
 	for (i = 0; i < sm->nflows; i++) {
 		total += (size_t)sm->f[i].depth;
 		sm->f[i].next_sector = (u64)i << 28;
@@ -868,12 +857,8 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 		}
 		dev_pump(sm, dr);
 	}
-	{
-		struct fq_stats st;
-
-		fq_sched_stats(sm->s, &st);
-		dr->idle_waits = st.idle_waits;
-	}
+	fq_sched_stats(sm->s, &dr->st);
+	dr->idle_waits = dr->st.idle_waits;
 	while (fq_sched_drain(sm->s))
 		;
 	while ((tdev = sim_dev_next(&dr->dev)) != UINT64_MAX) {
@@ -885,6 +870,12 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 	fq_sched_destroy(sm->s);
 	sim_dev_free(&dr->dev);
 	free(dr->reqs);
+}
+
+/* A read of @bytes as the core's fitted model prices it [us]. */
+static double dev_cost_us(const struct fq_stats *st, u32 bytes)
+{
+	return (st->cost_a_ns[0] + st->cost_b_ps_per_byte[0] * bytes / 1000) / 1000.0;
 }
 
 static double flow_mbs(const struct sim *sm, int i)
@@ -966,7 +957,7 @@ static void dev_table(struct sim *sm, u64 seed)
 		{ .policy = "cfq", .depth = 1 },
 		{ .policy = "cfq", .depth = 32, .adaptive = true, .depth_max = 128 },
 		{ .policy = "cfq", .depth = 32, .adaptive = true, .depth_max = 128,
-		  .fairness = "bytes", .charge_time = true },
+		  .fairness = "time" },
 	};
 	double alone[4], x[4], sum, sq, mn, ref = 0, tot;
 	struct dev_run dr;
@@ -1008,7 +999,7 @@ static void dev_table(struct sim *sm, u64 seed)
 				ref = tot;
 			if (cfg[k].adaptive)
 				snprintf(name, sizeof(name), "adaptive%s %.1f [%u-%u]",
-					 cfg[k].charge_time ? ", device time" : "",
+					 cfg[k].fairness ? ", device time" : "",
 					 (double)dr.depth_sum / (dr.depth_n ? dr.depth_n : 1),
 					 dr.depth_lo, dr.depth_hi);
 			else
@@ -1063,12 +1054,12 @@ static void depth_table(struct sim *sm, u64 seed)
 		printf("\n");
 	}
 	printf("\nDepth changes: %llu, %llu, %llu; saturated epochs judged: %llu, %llu, %llu\n",
-	       (unsigned long long)dr[0].dc.changes,
-	       (unsigned long long)dr[1].dc.changes,
-	       (unsigned long long)dr[2].dc.changes,
-	       (unsigned long long)dr[0].dc.epochs,
-	       (unsigned long long)dr[1].dc.epochs,
-	       (unsigned long long)dr[2].dc.epochs);
+	       (unsigned long long)dr[0].st.depth_changes,
+	       (unsigned long long)dr[1].st.depth_changes,
+	       (unsigned long long)dr[2].st.depth_changes,
+	       (unsigned long long)dr[0].st.depth_epochs,
+	       (unsigned long long)dr[1].st.depth_epochs,
+	       (unsigned long long)dr[2].st.depth_epochs);
 }
 
 /*
@@ -1089,8 +1080,7 @@ static void devcost_table(struct sim *sm, u64 seed)
 		{ .policy = "fifo", .depth = 1 },
 		{ .policy = "cfq", .depth = 1 },
 		{ .policy = "cfq", .depth = 1, .fairness = "bytes" },
-		{ .policy = "cfq", .depth = 1, .fairness = "bytes",
-		  .charge_time = true },
+		{ .policy = "cfq", .depth = 1, .fairness = "time" },
 	};
 	static const char *const label[4] = { "fifo", "cfq requests",
 					      "cfq bytes", "cfq device time" };
@@ -1102,8 +1092,8 @@ static void devcost_table(struct sim *sm, u64 seed)
 	int k, i;
 
 	printf("\nDEVCOST: charging device time (fq_cost) -- a 1 MiB sequential reader and "
-	       "a 4 KiB random reader, 4 outstanding each, depth 1; \"device time\" = fairness "
-	       "bytes with each request charged fq_cost_ns() once the model exists\n");
+	       "a 4 KiB random reader, 4 outstanding each, depth 1; \"device time\" = fairness=time "
+	       "(the core's cost model; bytes until it exists)\n");
 	for (m = 0; m < 2; m++) {
 		u64 ms = m ? 20000 : 2000;
 
@@ -1142,14 +1132,14 @@ static void devcost_table(struct sim *sm, u64 seed)
 				       tot_ns > 0 ? 100.0 * (double)sm->f[i].dev_ns / tot_ns : 0,
 				       x);
 			}
-			if (cfg[k].charge_time)
+			if (k == 3)
 				printf("\nModel fitted in that run: reads cost %.1f us + %.3f ns/B "
 				       "(%s); 4 KiB %.1f us, 1 MiB %.1f us\n",
-				       fq_cost_a_ns(&dr.fc, false) / 1000.0,
-				       fq_cost_b_ps_per_byte(&dr.fc, false) / 1000.0,
-				       dr.fc.d[0].sized ? "b fitted" : "sizes never varied: b = 0",
-				       fq_cost_ns(&dr.fc, 4096, false) / 1000.0,
-				       fq_cost_ns(&dr.fc, 1 << 20, false) / 1000.0);
+				       dr.st.cost_a_ns[0] / 1000.0,
+				       dr.st.cost_b_ps_per_byte[0] / 1000.0,
+				       dr.st.cost_b_ps_per_byte[0] ? "b fitted" : "b = 0",
+				       dev_cost_us(&dr.st, 4096),
+				       dev_cost_us(&dr.st, 1 << 20));
 			sim_reset_results(sm);
 		}
 	}

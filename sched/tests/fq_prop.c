@@ -109,7 +109,7 @@ static void op_enqueue(void)
 
 static struct fq_req *op_dispatch(void)
 {
-	u32 before = P.s->inflight, depth = P.s->depth;
+	u32 before = P.s->inflight, depth = P.s->depth_now;
 	struct fq_req *rq = fq_sched_dispatch(P.s, P.now);
 	int i;
 
@@ -176,7 +176,8 @@ static void op_drain(void)
 }
 
 static const char *const words[] = {
-	"cfq", "sfq", "fifo", "requests", "bytes", "", "x", "cfq\n",
+	"cfq", "sfq", "fifo", "requests", "bytes", "time", "auto", "auto\n",
+	"", "x", "cfq\n",
 	"bytes\n", "0", "1", "2", "3", "4", "8", "16", "64", "100", "1000",
 	"4096", "65536", "65537", "1\n", "12a", "-3", "99999999999",
 	"524288", "3600000", "100000", "250",

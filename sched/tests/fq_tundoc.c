@@ -34,6 +34,7 @@ static const char *const kinds[] = {
 	[FQ_TK_NUMBER] = "number",
 	[FQ_TK_WORD] = "word",
 	[FQ_TK_ALLOC] = "alloc",
+	[FQ_TK_AUTO] = "auto",
 };
 
 /* the words as `a` `b` `c` */
@@ -65,7 +66,8 @@ static void markdown(const char def[][64])
 			print_words(d->words);
 			printf(" | `%s` | | %s", def[i], d->desc);
 		} else {
-			printf("%u..%u | %s | %s | %s", d->min, d->max, def[i],
+			printf("%u..%u%s | %s | %s | %s", d->min, d->max,
+			       d->kind == FQ_TK_AUTO ? " or `auto`" : "", def[i],
 			       d->unit, d->desc);
 		}
 		if (d->kind == FQ_TK_ALLOC)

@@ -24,11 +24,25 @@ static struct th {
 #define MS 1000000ull
 #define US 1000ull
 
-static void th_new(const char *policy)
+/* An instance at the defaults. */
+static void th_new_defaults(const char *policy)
 {
 	memset(&th, 0, sizeof(th));
 	th.s = fq_sched_create(policy, 42);
 	CHECK(th.s != NULL);
+}
+
+/*
+ * An instance at the defaults before depth=auto and fairness=time: most
+ * cases count requests per turn and fill a fixed depth.
+ */
+static void th_new(const char *policy)
+{
+	th_new_defaults(policy);
+	if (!th.s)
+		return;
+	CHECK_EQ(fq_sched_set(th.s, "fairness", "requests"), 0);
+	CHECK_EQ(fq_sched_set(th.s, "depth", "32"), 0);
 }
 
 static void th_set(const char *name, const char *val)
@@ -138,10 +152,12 @@ static void th_get(const char *name, const char *expect)
 static void t_create_defaults(void)
 {
 	static const char *const def[][2] = {
-		{ "policy", "cfq\n" }, { "fairness", "requests\n" },
+		{ "policy", "cfq\n" }, { "fairness", "time\n" },
 		{ "quantum", "8\n" }, { "quantum_bytes", "524288\n" },
+		{ "quantum_us", "1000\n" },
 		{ "buckets", "64\n" }, { "perturb_ms", "5000\n" },
-		{ "depth", "32\n" }, { "idle_us", "2000\n" },
+		{ "depth", "auto\n" }, { "depth_max", "256\n" },
+		{ "idle_us", "2000\n" },
 		{ "idle_grace_ms", "200\n" },
 		{ "fifo_expire_sync_ms", "250\n" },
 		{ "fifo_expire_async_ms", "1000\n" },
@@ -149,7 +165,7 @@ static void t_create_defaults(void)
 	};
 	unsigned int i;
 
-	th_new(NULL);
+	th_new_defaults(NULL);
 	for (i = 0; i < ARRAY_SIZE(def); i++) {
 		th_get(def[i][0], def[i][1]);
 		CHECK(!strcmp(fq_sched_tunables[i], def[i][0]));
@@ -238,7 +254,7 @@ static void t_table(void)
 	char buf[64], val[32];
 	unsigned int i, n;
 
-	th_new(NULL);
+	th_new_defaults(NULL);
 	for (i = 0; i < FQ_TUN_COUNT; i++) {
 		const struct fq_tunable *t = &fq_tunables[i];
 		const char *w;
@@ -260,9 +276,22 @@ static void t_table(void)
 			CHECK_EQ(fq_sched_set(th.s, t->name, "nosuchword"), -EINVAL);
 			continue;
 		}
-		CHECK(t->min <= t->def && t->def <= t->max);
-		snprintf(val, sizeof(val), "%u\n", t->def);
-		CHECK(!strcmp(buf, val));
+		if (t->kind == FQ_TK_AUTO) {
+			/* 0 is "auto": both ways, and never a number */
+			CHECK(t->min >= 1);
+			snprintf(val, sizeof(val), "%s\n", t->def ? "" : "auto");
+			if (!t->def)
+				CHECK(!strcmp(buf, val));
+			CHECK_EQ(fq_sched_set(th.s, t->name, "auto\n"), 0);
+			CHECK_EQ(*(u32 *)((char *)th.s + t->offset), 0);
+			CHECK_EQ(fq_sched_set(th.s, t->name, "autox"), -EINVAL);
+			CHECK_EQ(fq_sched_set(th.s, t->name, "0"), -ERANGE);
+		}
+		if (t->kind != FQ_TK_AUTO || t->def) {
+			CHECK(t->min <= t->def && t->def <= t->max);
+			snprintf(val, sizeof(val), "%u\n", t->def);
+			CHECK(!strcmp(buf, val));
+		}
 		if (t->min > 0) {
 			snprintf(val, sizeof(val), "%u", t->min - 1);
 			CHECK_EQ(fq_sched_set(th.s, t->name, val), -ERANGE);
@@ -274,6 +303,8 @@ static void t_table(void)
 	CHECK_EQ(th.s->fairness, FQ_FAIR_BYTES);
 	th_set("fairness", "requests");
 	CHECK_EQ(th.s->fairness, FQ_FAIR_REQUESTS);
+	th_set("fairness", "time");
+	CHECK_EQ(th.s->fairness, FQ_FAIR_TIME);
 	CHECK_EQ(fq_sched_tunables[FQ_TUN_COUNT], NULL);
 	th_free();
 }
@@ -1835,6 +1866,243 @@ static void t_max_flows_resize(void)
 
 /* ---- stats ---- */
 
+/* ---- depth=auto and fairness=time ---- */
+
+/* "auto" and numbers, both ways; 0 and junk are refused. */
+static void t_depth_auto_parse(void)
+{
+	th_new_defaults(NULL);
+	th_get("depth", "auto\n");
+	CHECK_EQ(th.s->depth_now, FQ_SCHED_DEPTH_SEED);
+	th_set("depth", "7");
+	th_get("depth", "7\n");
+	CHECK_EQ(th.s->depth_now, 7);
+	th_set("depth", "auto\n");
+	th_get("depth", "auto\n");
+	/* the controller starts again from the depth in force */
+	CHECK_EQ(th.s->depth_now, 7);
+	CHECK_EQ(th.s->dc.depth, 7);
+	CHECK_EQ(fq_sched_set(th.s, "depth", "0"), -ERANGE);
+	CHECK_EQ(fq_sched_set(th.s, "depth", "4097"), -ERANGE);
+	CHECK_EQ(fq_sched_set(th.s, "depth", "Auto"), -EINVAL);
+	CHECK_EQ(fq_sched_set(th.s, "depth", "auto7"), -EINVAL);
+	CHECK_EQ(fq_sched_set(th.s, "depth", "auto\n\n"), -EINVAL);
+	th_get("depth", "auto\n");
+	th_set("depth", "4096");
+	th_get("depth", "4096\n");
+	th_free();
+}
+
+/* depth_max bounds auto (and only auto); the seed is clamped to it. */
+static void t_depth_max_seed(void)
+{
+	struct fq_stats st;
+
+	th_new_defaults(NULL);
+	th_get("depth_max", "256\n");
+	fq_sched_seed_depth(th.s, 100000);
+	CHECK_EQ(th.s->depth_now, 256);
+	fq_sched_seed_depth(th.s, 0);
+	CHECK_EQ(th.s->depth_now, 1);
+	fq_sched_seed_depth(th.s, 64);
+	CHECK_EQ(th.s->depth_now, 64);
+	th_set("depth_max", "8");		/* below the depth: down to it */
+	CHECK_EQ(th.s->depth_now, 8);
+	CHECK_EQ(th.s->dc.depth_max, 8);
+	fq_sched_seed_depth(th.s, 64);
+	CHECK_EQ(th.s->depth_now, 8);
+	th_set("depth_max", "16");		/* above: the depth stays */
+	CHECK_EQ(th.s->depth_now, 8);
+	CHECK_EQ(th.s->dc.depth_max, 16);
+	CHECK_EQ(fq_sched_set(th.s, "depth_max", "0"), -ERANGE);
+	CHECK_EQ(fq_sched_set(th.s, "depth_max", "4097"), -ERANGE);
+	th_set("depth", "100");		/* a number is not bounded by it */
+	CHECK_EQ(th.s->depth_now, 100);
+	fq_sched_seed_depth(th.s, 3);		/* nor seeded */
+	CHECK_EQ(th.s->depth_now, 100);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.depth_now, 100);
+	CHECK_EQ(st.depth_auto, 0);
+	th_set("depth", "auto");
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.depth_auto, 1);
+	CHECK_EQ(st.depth_now, 16);	/* from 100, at most depth_max */
+	th_free();
+}
+
+/*
+ * A single-server device under the unit harness: requests go one at a
+ * time (the caller sets depth 1), each takes @a_ns + @b_ps * bytes /
+ * 1000; every flow keeps its requests outstanding (re-queued when done).
+ * Returns the device time each key got between @from_ns and @to_ns.
+ */
+struct dev_flow {
+	u64 key;
+	u32 bytes;
+	int qd;
+	u64 got_ns;
+};
+
+static void dev_run(struct dev_flow *f, int nf, u64 a_ns, u64 b_ps,
+		    u64 from_ns, u64 to_ns)
+{
+	struct fq_req *busy = NULL, *rq;
+	u64 done_at = 0, cost;
+	int i, j;
+
+	for (i = 0; i < nf; i++)
+		for (j = 0; j < f[i].qd; j++)
+			th_enq(f[i].key, (u64)(i * 1000000 + j * 4096),
+			       f[i].bytes, SYNC, 0);
+	while (th.now < to_ns) {
+		if (!busy) {
+			busy = th_disp();
+			CHECK(busy != NULL);
+			if (!busy)
+				return;
+			done_at = th.now + a_ns + busy->bytes * b_ps / 1000;
+		}
+		th.now = done_at;
+		rq = busy;
+		busy = NULL;
+		cost = a_ns + rq->bytes * b_ps / 1000;
+		for (i = 0; i < nf; i++)
+			if (f[i].key == rq->key && th.now > from_ns)
+				f[i].got_ns += cost;
+		th_done(rq, 0);
+		/* the same slot comes back at once: the flow stays backlogged */
+		fq_sched_enqueue(th.s, rq, th.now);
+	}
+	while (th.nin)
+		th_done(th.inflight[0], 0);
+}
+
+/*
+ * fairness=time: a 1 MiB reader and a 4 KiB reader, both backlogged, on
+ * a device where a request costs 100 us + 1 ns per byte (1 MiB: 1149 us,
+ * 4 KiB: 104 us), get about the same device time once the cost model
+ * exists (requests would give the 1 MiB reader 11 times the 4 KiB one's,
+ * bytes a 23rd of it); the model finds a and b.
+ */
+static void t_fair_time(void)
+{
+	struct dev_flow f[2] = {
+		{ .key = 1, .bytes = 1u << 20, .qd = 4 },
+		{ .key = 2, .bytes = 4096, .qd = 4 },
+	};
+	struct fq_stats st;
+	double ratio;
+
+	th_new_defaults("cfq");
+	th_set("depth", "1");
+	dev_run(f, 2, 100 * US, 1000, 1000 * MS, 5000 * MS);
+	fq_sched_stats(th.s, &st);
+	ratio = (double)f[0].got_ns / (double)(f[1].got_ns ? f[1].got_ns : 1);
+	if (getenv("FQ_UNIT_SHOW") || ratio < 0.8 || ratio > 1.25)
+		fprintf(stderr, "  1 MiB / 4 KiB device time %.3f (%llu / %llu ns)\n",
+			ratio, (unsigned long long)f[0].got_ns,
+			(unsigned long long)f[1].got_ns);
+	CHECK(ratio >= 0.8 && ratio <= 1.25);
+	CHECK(st.cost_epochs >= FQ_COST_EPOCHS_MIN);
+	CHECK(st.cost_a_ns[0] >= 80 * US && st.cost_a_ns[0] <= 120 * US);
+	CHECK(st.cost_b_ps_per_byte[0] >= 800 && st.cost_b_ps_per_byte[0] <= 1200);
+	/* writes never seen: they borrow the reads' model */
+	CHECK_EQ(st.cost_a_ns[1], st.cost_a_ns[0]);
+	th_free();
+
+	/* the same under fairness=bytes: the 4 KiB reader gets far more */
+	f[0].got_ns = f[1].got_ns = 0;
+	th_new_defaults("cfq");
+	th_set("depth", "1");
+	th_set("fairness", "bytes");
+	dev_run(f, 2, 100 * US, 1000, 1000 * MS, 5000 * MS);
+	CHECK(f[1].got_ns > 4 * f[0].got_ns);
+	th_free();
+}
+
+/*
+ * Before the model exists a request is charged its bytes at quantum_bytes
+ * per quantum_us, and the figures read 0.
+ */
+static void t_fair_time_fallback(void)
+{
+	struct fq_req *a, *b;
+	struct fq_stats st;
+
+	th_new_defaults("cfq");
+	th_get("fairness", "time\n");
+	th_get("quantum_us", "1000\n");
+	a = th_enq(1, 0, 4096, SYNC, 0);
+	b = th_enq(2, 8, 1u << 20, SYNC, 0);
+	CHECK_EQ(a->charge_ns, 4096ull * 1000 * 1000 / (512 << 10));
+	CHECK_EQ(b->charge_ns, 2000 * US);
+	CHECK_EQ(a->bytes, 4096);
+	th_set("quantum_us", "10");
+	a = th_enq(1, 16, 4096, SYNC, 0);
+	CHECK_EQ(a->charge_ns, 78);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.cost_a_ns[0], 0);
+	CHECK_EQ(st.cost_b_ps_per_byte[0], 0);
+	CHECK_EQ(st.cost_epochs, 0);
+	CHECK_EQ(st.lat_floor_ns, 0);
+	th_free();
+}
+
+/*
+ * depth auto -> a number -> auto, and fairness and policy, while requests
+ * are queued and in flight: every request still completes exactly once,
+ * and a number below what is in flight holds dispatch until it drains.
+ */
+static void t_depth_switch_keeps_all(void)
+{
+	static const char *const sets[][2] = {
+		{ "depth", "2" }, { "fairness", "bytes" }, { "depth", "auto" },
+		{ "policy", "sfq" }, { "depth", "9" }, { "fairness", "time" },
+		{ "depth", "auto" }, { "policy", "fifo" }, { "depth", "1" },
+		{ "policy", "cfq" }, { "depth", "auto" },
+	};
+	struct fq_stats st;
+	unsigned int i, k, done = 0;
+	struct fq_req *rq;
+
+	th_new_defaults("cfq");
+	for (i = 0; i < 400; i++)
+		th_enq(i % 5, i * 8, 4096u << (i % 4), i % 3 ? SYNC : 0, 0);
+	for (k = 0; k < ARRAY_SIZE(sets); k++) {
+		while (th_disp())
+			;
+		CHECK((u32)th.nin <= (th.s->depth_now > 32 ? th.s->depth_now : 32));
+		th_set(sets[k][0], sets[k][1]);
+		if (!strcmp(sets[k][1], "1"))
+			CHECK(th_disp() == NULL || th.nin <= 1);
+		/* complete half of what is in flight */
+		for (i = th.nin / 2; i > 0; i--) {
+			th.now += 100 * US;
+			th_done(th.inflight[0], 0);
+			done++;
+		}
+	}
+	while (th.nin || th.s->queued) {
+		rq = th_disp();
+		if (!rq) {
+			CHECK(th.nin > 0);
+			if (!th.nin)
+				break;
+			th.now += 100 * US;
+			th_done(th.inflight[0], 0);
+			done++;
+		}
+	}
+	CHECK_EQ(done, 400);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.c.enq_reqs, 400);
+	CHECK_EQ(st.c.done_reqs, 400);
+	CHECK_EQ(st.queued, 0);
+	CHECK_EQ(st.inflight, 0);
+	th_get("depth", "auto\n");
+	th_free();
+}
+
 static void t_stats(void)
 {
 	struct fq_flow_info fi[3];
@@ -2032,6 +2300,11 @@ static const struct fq_test_case cases[] = {
 	{ "drain_order", t_drain_order },
 	{ "pool_exhaustion", t_pool_exhaustion },
 	{ "max_flows_resize", t_max_flows_resize },
+	{ "depth_auto_parse", t_depth_auto_parse },
+	{ "depth_max_seed", t_depth_max_seed },
+	{ "fair_time", t_fair_time },
+	{ "fair_time_fallback", t_fair_time_fallback },
+	{ "depth_switch_keeps_all", t_depth_switch_keeps_all },
 	{ "stats", t_stats },
 	{ "fifo_policy", t_fifo_policy },
 	{ "cfq_hash_seeded", t_cfq_hash_seeded },

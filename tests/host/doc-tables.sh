@@ -221,12 +221,12 @@ check_vm_reader() {
 
 # --- the checks first fail on doctored copies --------------------------------
 # shellcheck disable=SC2016 # the backquotes are Markdown's
-sed 's/^| `depth` | 1\.\.4096 | 32 |/| `depth` | 1..4096 | 33 |/' "$top/docs/INTERFACE.md" >"$tmp/i.md"
+sed 's/^| `depth` | 1\.\.4096 or `auto` | auto |/| `depth` | 1..4096 or `auto` | 33 |/' "$top/docs/INTERFACE.md" >"$tmp/i.md"
 sed 's/^0 to 60000, default 200:/0 to 60000, default 201:/' "$top/man/fairq.4" >"$tmp/f.4"
 sed '/^\.BI idle_us= N/d' "$top/man/fairqtab.5" >"$tmp/t.5"
 # shellcheck disable=SC2016 # the backquotes are Markdown's
 printf '| name | default | meaning |\n|---|---|---|\n| `quantum` | 9 | x |\n| `quantum_max` | 1 | x |\n\ntext\n' >"$tmp/r.md"
-sed 's/^\(FQ_TUNABLE(depth, depth, FQ_TK_NUMBER, 1, \)4096/\14095/' \
+sed 's/^\(FQ_TUNABLE(depth, depth, FQ_TK_AUTO, 1, \)4096/\14095/' \
 	"$top/sched/fq_tunables_table.h" >"$tmp/t.h"
 for c in "check_interface $tmp/i.md" "check_fairq4 $tmp/f.4" \
 	 "check_fairqtab5 $tmp/t.5" "check_markdown $tmp/r.md" "check_vm_reader $tmp/t.h"; do

@@ -7,8 +7,9 @@
 #
 # Raw device with mq-deadline: the device serves what is queued, so the
 # shares follow the queue depths: the light reader gets about 4/36 = 11%.
-# fairq0 with cfq, depth=4, quantum=2: the two flows alternate turns of 2
-# requests, and the light reader (4 outstanding) has 2 queued at nearly
+# fairq0 with cfq, depth=4, fairness=requests (turns counted in requests,
+# the default before fairness=time), quantum=2: the two flows alternate
+# turns of 2 requests, and the light reader (4 outstanding) has 2 queued at nearly
 # every turn, so it gets about half.  Bound: >= 0.40 (ideal 0.5, minus the
 # turns where all 4 of its requests are in flight).  With the default
 # quantum of 8 a reader that never has 8 queued gets at most 4 of every 12
@@ -45,7 +46,7 @@ read -r rl rh <<<"$(read_pair /dev/nullb1)"
 raw=$(share "$rl" "$rh")
 
 echo none >/sys/block/nullb1/queue/scheduler
-fairq_create fairq0 /dev/nullb1 policy=cfq depth=4
+fairq_create fairq0 /dev/nullb1 policy=cfq depth=4 fairness=requests
 read -r dl dh <<<"$(read_pair /dev/fairq0)"
 dq=$(share "$dl" "$dh")
 fairq_set fairq0 quantum 2

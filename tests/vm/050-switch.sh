@@ -11,7 +11,9 @@ TIMEOUT=600
 SETTINGS="policy=sfq depth=4 policy=fifo fairness=bytes policy=cfq quantum=2
 buckets=16 idle_us=500 policy=sfq perturb_ms=50 depth=32 fairness=requests
 classify=pid quantum=8 idle_us=0 classify=tgid buckets=64 policy=cfq
-fifo_expire_sync_ms=50 fifo_expire_async_ms=100 idle_grace_ms=10"
+fifo_expire_sync_ms=50 fifo_expire_async_ms=100 idle_grace_ms=10
+depth=auto fairness=time depth_max=8 quantum_us=200 policy=sfq depth_max=256
+depth=16 depth=auto fairness=requests quantum_us=1000"
 
 switcher() {
 	local kv n=0

@@ -107,7 +107,7 @@ test_list_show() {
 	out_has "^power 1$"
 	out_has "^policy cfq$"
 	out_has "^quantum 8$"
-	out_has "^depth 32$"
+	out_has "^depth auto$"
 	out_has "^max_flows 4096$"
 	for a in $(tr ',' ' ' <"$CFS"/fairq0/features); do
 		out_has "^$a "

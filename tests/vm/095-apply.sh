@@ -114,7 +114,7 @@ test_bad_line() {
 	ap tab2
 	want_rc 1
 	err_has "^fairqctl: tab2:3: fqx: unknown key 'frob'$"
-	err_has "^fairqctl: tab2:5: fqy: depth: 'many' is not a number$"
+	err_has "^fairqctl: tab2:5: fqy: depth: 'many' is not a number or auto$"
 	out_has "^fqm: backing UUID=00000000-dead-beef-0000-000000000000 not present, not created$"
 	out_has "^fqa: set depth=8 \(was 16\)$"
 	out_has "1 changed, 0 removed, 1 unchanged, 1 missing, 0 failed, 2 bad lines$"

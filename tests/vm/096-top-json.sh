@@ -36,8 +36,12 @@ test_top() {
 	fairqctl top fqt --once --interval 1 >top.out 2>top.err ||
 		fatal "top --once: exit $? ($(cat top.err))"
 	cat top.out
-	grep -qE "^fqt  [0-9:]+  policy cfq  classify tgid  depth 32" top.out ||
+	grep -qE "^fqt  [0-9:]+  policy cfq  classify tgid  depth auto" top.out ||
 		fatal "top: no header line"
+	grep -qE "^depth: now [1-9][0-9]* \(auto\)  changes [0-9]+  epochs [0-9]+  latency floor [0-9.]+ ms$" top.out ||
+		fatal "top: no depth line"
+	grep -qE "^cost:  read (-|[0-9.]+ us \+ [0-9.]+ ns/B)  write (-|[0-9.]+ us \+ [0-9.]+ ns/B)  \(epochs [0-9]+\)$" top.out ||
+		fatal "top: no cost line"
 	grep -qE "^total: [0-9.]+ IOPS" top.out || fatal "top: no totals line"
 	grep -qE "^KEY +NAME +CLASS +WEIGHT +IOPS +MiB/s +QUEUED +INFL +WAIT_MS +MAX_MS$" top.out ||
 		fatal "top: no column header"
@@ -63,7 +67,11 @@ test_json() {
 		fatal "stats --json: format/device/monotonic_ns/totals/flows/cgroup_weights"
 	jq -e '.totals.policy == "cfq" and .totals.classify == "tgid"
 	       and (.totals.done_reqs | type) == "number" and .totals.done_reqs > 0
-	       and .totals.flows_max == 4096' stats.json >/dev/null ||
+	       and .totals.flows_max == 4096 and .totals.depth == "auto"
+	       and .totals.depth_auto == 1 and .totals.depth_now >= 1
+	       and (.totals.lat_floor_ns | type) == "number"
+	       and (.totals.cost_read_ns | type) == "number"
+	       and (.totals.cost_epochs | type) == "number"' stats.json >/dev/null ||
 		fatal "stats --json: totals: $(jq -c .totals stats.json)"
 	jq -e '.flows | length > 0 and all(.[]; (.key | type) == "number"
 	       and (.class | type) == "string" and (.weight | type) == "number"

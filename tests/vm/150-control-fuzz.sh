@@ -111,6 +111,11 @@ predict() {
 		is_word "$v" "${WORDS[$a]}" && NEWV=$WORD || EXP=EINVAL
 		return
 	fi
+	# a number or the word auto (kept as 0, which as a number is ERANGE)
+	if [ "${TUN_KIND[$a]:-}" = auto ] && is_word "$v" auto; then
+		NEWV=auto
+		return
+	fi
 	case $a in
 	power)
 		p=${v#+}
@@ -212,6 +217,7 @@ gen() {
 		m=${MIN[$a]:-0} M=${MAX[$a]:-1}
 		VAL=$((m + (RANDOM * 32768 + RANDOM) % (M - m + 1)))
 		[ "$a" = buckets ] && VAL=$((1 << (RANDOM % 13)))
+		[ "${TUN_KIND[$a]:-}" = auto ] && ((RANDOM % 3 == 0)) && VAL=auto
 		((RANDOM % 2)) && VAL+=$'\n' ;;
 	4)	# words, as they are and mangled
 		# shellcheck disable=SC2206 # each WORDS[] is a list of words, split on purpose
@@ -310,6 +316,8 @@ valid_state() {
 		read -r v <"$S/$a"
 		if [ -n "${WORDS[$a]:-}" ]; then
 			is_word "$v" "${WORDS[$a]}" || fatal "concurrent: $a reads '$v'"
+		elif [ "${TUN_KIND[$a]:-}" = auto ] && [ "$v" = auto ]; then
+			:
 		else
 			parse_u32 "$v"
 			[ -z "$PERR" ] && ((NUM >= MIN[$a] && NUM <= MAX[$a])) ||

@@ -223,7 +223,15 @@ j = json.load(open(sys.argv[1]))
 t, f = j["totals"], j["flows"]
 assert t["enq_reqs"] == 1234 and t["policy"] == "cfq", t
 assert t["mem_bytes"] == 1048576 and t["flows"] == 2, t
-assert len(t) == 24, len(t)
+assert len(t) == 34, len(t)
+assert t["depth"] == "auto" and t["depth_now"] == 3 and t["depth_auto"] == 1, t
+assert t["depth_changes"] == 7 and t["depth_epochs"] == 41, t
+assert t["lat_floor_ns"] == 4012345 and t["cost_epochs"] == 96, t
+assert t["cost_read_ns"] == 2003000 and t["cost_read_ps_per_byte"] == 250, t
+assert t["cost_write_ns"] == 0 and t["cost_write_ps_per_byte"] == 0, t
+assert list(t)[-10:] == ["depth_now", "depth_auto", "depth_changes",
+    "depth_epochs", "lat_floor_ns", "cost_read_ns", "cost_read_ps_per_byte",
+    "cost_write_ns", "cost_write_ps_per_byte", "cost_epochs"], list(t)
 assert len(f) == 2 and f[0]["key"] == 1234 and f[0]["class"] == "be", f
 assert f[1]["wait_ns_sum"] == 61728395 and len(f[1]) == 11, f
 assert j["format"] == 1 and j["device"] == "fq0", j
@@ -422,12 +430,14 @@ test_fairqtab() {
 		"fql UUID=" \
 		"fqm $blk" \
 		"   # indented comment" \
-		"fqn $blk2 fairness=bytes quantum_bytes=65536 # trailing comment"
+		"fqn $blk2 fairness=bytes quantum_bytes=65536 depth=auto # trailing comment" \
+		"fqo $tmp/b11 depth_max=auto" \
+		"fqp $tmp/b12 depth=autox"
 	t "fairqtab: bad lines" 1 "" "" apply "$f" --dry-run
 	check "  line 4: invalid name" grep -qx "fairqctl: $f:4: 'Bad/Name': invalid device name (1..31 of a-z 0-9 _ -)" "$tmp/err"
 	check "  line 5: no BACKING" grep -qx "fairqctl: $f:5: lonely: no BACKING (expected NAME BACKING \[POLICY\] \[KEY=VALUE\]...)" "$tmp/err"
 	check "  line 6: unknown key" grep -qx "fairqctl: $f:6: fqa: unknown key 'frob'" "$tmp/err"
-	check "  line 7: bad number" grep -qx "fairqctl: $f:7: fqb: depth: '12x' is not a number" "$tmp/err"
+	check "  line 7: bad number" grep -qx "fairqctl: $f:7: fqb: depth: '12x' is not a number or auto" "$tmp/err"
 	check "  line 8: bad policy" grep -qx "fairqctl: $f:8: fqc: policy: 'bogus' is not one of cfq, sfq, fifo" "$tmp/err"
 	check "  line 9: bad classify" grep -qx "fairqctl: $f:9: fqd: classify: 'cpu' is not one of tgid, pid, cgroup, uid" "$tmp/err"
 	check "  line 10: key twice" grep -qx "fairqctl: $f:10: fqe: depth given twice" "$tmp/err"
@@ -440,10 +450,12 @@ test_fairqtab() {
 	check "  line 17: cgroup twice" grep -qx "fairqctl: $f:17: fqk: cgroup-weight: a given twice" "$tmp/err"
 	check "  line 18: empty UUID" grep -qx "fairqctl: $f:18: fql: 'UUID=': empty value" "$tmp/err"
 	check "  line 19: backing twice" grep -qx "fairqctl: $f:19: fqm: backing $blk is already used on line 3" "$tmp/err"
-	check "  no other errors" test "$(wc -l <"$tmp/err")" = 16
-	check "  the good lines are still planned" grep -qx "fqn: create over $blk2 fairness=bytes quantum_bytes=65536" "$tmp/out"
+	check "  line 22: auto is no number" grep -qx "fairqctl: $f:22: fqo: depth_max: 'auto' is not a number" "$tmp/err"
+	check "  line 23: depth, not a number or auto" grep -qx "fairqctl: $f:23: fqp: depth: 'autox' is not a number or auto" "$tmp/err"
+	check "  no other errors" test "$(wc -l <"$tmp/err")" = 18
+	check "  the good lines are still planned" grep -qx "fqn: create over $blk2 fairness=bytes quantum_bytes=65536 depth=auto" "$tmp/out"
 	check "  fq0 too" grep -qx "fq0: set depth=16 (was 32)" "$tmp/out"
-	check "  the summary counts the bad lines" grep -q "16 bad lines$" "$tmp/out"
+	check "  the summary counts the bad lines" grep -q "18 bad lines$" "$tmp/out"
 
 	t "fairqtab: no such file" 1 "^fairqctl: $tmp/nofile: No such file or directory$" "" apply "$tmp/nofile"
 	FAIRQTAB=$tmp/nofile2 t "fairqtab: \$FAIRQTAB" 1 "nofile2: No such file" "" apply
@@ -548,7 +560,9 @@ test_top() {
 	stats_fifo "$tmp/s1" "$tmp/s2"
 	FAIRQ_PROC=$tmp/proc t "top --once" 0 "" "" top fqtop --once --interval 0.3
 	wait "$FIFO_PID"
-	check "  header" grep -qE "^fqtop  [0-9:]+  policy cfq  classify tgid  depth 32  interval 0\.[0-9] s$" "$tmp/out"
+	check "  header" grep -qE "^fqtop  [0-9:]+  policy cfq  classify tgid  depth auto  interval 0\.[0-9] s$" "$tmp/out"
+	check "  depth line" grep -qx "depth: now 3 (auto)  changes 7  epochs 41  latency floor 4.01 ms" "$tmp/out"
+	check "  cost line" grep -qx "cost:  read 2003.0 us + 0.250 ns/B  write -  (epochs 96)" "$tmp/out"
 	check "  totals" grep -qE "^total: [0-9.]+ IOPS  [0-9.]+ MiB/s  queued 0  inflight 0  flows 2/4096$" "$tmp/out"
 	check "  columns" grep -qE "^KEY +NAME +CLASS +WEIGHT +IOPS +MiB/s +QUEUED +INFL +WAIT_MS +MAX_MS$" "$tmp/out"
 	check "  busiest first, by name" grep -qE "^1234 +fio +be/4 +4 +[0-9.]+ +[0-9.]+ +0 +0 +1\.00 +4\.57$" "$tmp/out"
@@ -558,6 +572,18 @@ test_top() {
 	FAIRQ_PROC=$tmp/proc t "top --once -n 1" 0 "" "" top fqtop --once -i 0.2 -n 1
 	wait "$FIFO_PID"
 	check "  one row" test "$(sed -n '/^KEY/,$p' "$tmp/out" | wc -l)" = 2
+	# a fixed depth, and a fairq.ko without the depth and cost keys
+	sed -e 's/^depth_auto 1/depth_auto 0/' "$tmp/s1" >"$tmp/s1f"
+	sed -e 's/^depth_auto 1/depth_auto 0/' "$tmp/s2" >"$tmp/s2f"
+	stats_fifo "$tmp/s1f" "$tmp/s2f"
+	FAIRQ_PROC=$tmp/proc t "top --once, depth fixed" 0 "" "^depth: now 3 \\(fixed\\)  " top fqtop --once -i 0.2
+	wait "$FIFO_PID"
+	sed -e '/^depth_/d' -e '/^lat_floor_ns/d' -e '/^cost_/d' "$tmp/s1" >"$tmp/s1o"
+	sed -e '/^depth_/d' -e '/^lat_floor_ns/d' -e '/^cost_/d' "$tmp/s2" >"$tmp/s2o"
+	stats_fifo "$tmp/s1o" "$tmp/s2o"
+	FAIRQ_PROC=$tmp/proc t "top --once, an older fairq.ko" 0 "" "" top fqtop --once -i 0.2
+	wait "$FIFO_PID"
+	check "  no depth or cost line" sh -c "! grep -qE '^(depth|cost):' '$tmp/out'"
 	t "top --interval 0" 2 "want 0.1..3600 seconds" "" top fqtop --interval 0
 	t "top -n x" 2 "want 1..1000 rows" "" top fqtop -n x
 	t "top --once outside top" 2 "option --once is not valid here" "" stats fqtop --once
@@ -573,7 +599,7 @@ test_man() {
 	LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$page" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	check "fairqtab.5: man --warnings is silent" test "$rc" = 0 -a ! -s "$tmp/err"
-	check "fairqtab.5: names every key" sh -c "for k in policy classify fairness quantum quantum_bytes buckets perturb_ms depth idle_us idle_grace_ms fifo_expire_sync_ms fifo_expire_async_ms max_flows cgroup-weight; do grep -q \"\$k\" '$tmp/out' || exit 1; done"
+	check "fairqtab.5: names every key" sh -c "for k in policy classify fairness quantum quantum_bytes quantum_us buckets perturb_ms depth depth_max idle_us idle_grace_ms fifo_expire_sync_ms fifo_expire_async_ms max_flows cgroup-weight; do grep -q \"\$k\" '$tmp/out' || exit 1; done"
 }
 
 main() {

@@ -1,0 +1,162 @@
+#!/bin/bash
+# depth=auto settles where the lower device is just saturated, and a
+# depth or policy change at run time loses no bio.
+#
+# 1. Bands.  fairq0 at its defaults (depth=auto, fairness=time) over a
+#    device-bound null_blk with C servers (hw_queue_depth C, irqmode=2,
+#    completion_nsec NSEC, the setup of bench/guest.sh's nullb-lat, which
+#    has C=2 and 4 ms), for C = 1, 2, 4 and 32, and over /dev/vdc when
+#    vm/run throttles it (--throttle-iops: QEMU serves the throttled disk
+#    one request after another).  Two random 4 KiB readers keep more I/O
+#    outstanding than the depth can hold (2 x QD), for RUNTIME s; depth_now
+#    is sampled every second.  The last sample must lie in the band:
+#      - null_blk C = 1, 2, 4: [C, C + 3].  C servers behind blk-mq's
+#        tag wait: a depth above C only queues in the device (latency up,
+#        throughput flat), a depth below C idles a server (a quarter of
+#        the throughput or more); the controller holds C and probes C + 1
+#        now and then, and a noisy epoch under TCG may hold one or two
+#        more (measured below);
+#      - null_blk C = 32 at NSEC32: [16, 35].  The seed is 32 (the tag
+#        depth); fewer than 32 lose throughput only while the device, not
+#        the guest's CPU, is the bottleneck, which on a loaded TCG host
+#        it is not always (measured below);
+#      - vdc throttled: [1, 4].  QEMU's throttle serves one request at a
+#        time: a deeper queue only waits inside QEMU.
+#    Every device must also show saturated epochs (depth_epochs > 0).
+# 2. No bio lost.  On the C = 4 null_blk (memory backed), a verified fio
+#    write (crc32c, read back) while depth goes auto -> 4 -> auto and the
+#    policy cfq -> sfq -> fifo -> cfq, fairness time -> bytes -> time:
+#    fio's verify passes, enq_reqs == done_reqs, nothing queued or in
+#    flight, no errors.
+DESCRIPTION="depth=auto settles in its band on null_blk C=1,2,4,32 and throttled vdc; switches lose no bio"
+TIMEOUT=900
+# shellcheck source=rc
+. /fairq/tests/vm/rc
+
+require_cmd fio
+RUNTIME=${AUTO_RUNTIME:-$(scaled 30)}
+# vdc starts from its virtqueue's depth (256 = depth_max): its first
+# epochs take 1000+ completions at 500 IOPS
+RUNTIME_VDC=${AUTO_RUNTIME_VDC:-$(scaled 50)}
+NSEC=4000000		# nullb-lat's service time [ns]
+NSEC32=20000000		# C = 32: 1600 IOPS at most, below what TCG drives
+SAMPLES=$TMPDIR/depth
+
+# sample_depth DEV SECS: depth_now every second into $SAMPLES
+sample_depth() {
+	local i
+	: >"$SAMPLES"
+	for ((i = 0; i < $2; i++)); do
+		sleep 1
+		stat_field "$1" depth_now >>"$SAMPLES"
+	done
+}
+
+# settle DEV QD SECS: two random readers of QD each for SECS s on DEV;
+# prints "last trajectory"
+settle() {
+	local dev=$1 qd=$2 secs=$3
+	fio --minimal --output="$TMPDIR/fio.out" --filename="/dev/$dev" \
+		--direct=1 --ioengine=libaio --rw=randread --bs=4k \
+		--time_based --runtime="$secs" --size=32M \
+		--name=a --iodepth="$qd" --name=b --iodepth="$qd" --offset=32M &
+	sample_depth "$dev" $((secs - 1))
+	wait $! || fatal "fio failed on $dev"
+	echo "$(tail -n 1 "$SAMPLES") $(paste -sd, "$SAMPLES")"
+}
+
+# band NAME DEV QD LO HI [SECS]: settle and check LO <= depth_now <= HI
+band() {
+	local name=$1 dev=$2 qd=$3 lo=$4 hi=$5 secs=${6:-$RUNTIME} last traj ep iops
+	read -r last traj <<<"$(settle "$dev" "$qd" "$secs")"
+	ep=$(stat_field "$dev" depth_epochs)
+	iops=$(awk -F';' '{ s += $8 } END { printf "%d", s }' "$TMPDIR/fio.out")
+	log "$name: depth_now $last (band $lo..$hi), epochs $ep, changes $(stat_field "$dev" depth_changes), lat_floor_ns $(stat_field "$dev" lat_floor_ns), cost_read_ns $(stat_field "$dev" cost_read_ns), $iops IOPS; every 1 s: $traj"
+	printf '%-16s %6s %5s..%-5s %7s %6s\n' "$name" "$last" "$lo" "$hi" "$ep" "$iops" >>"$TMPDIR/table"
+	[ "$(stat_field "$dev" depth_auto)" = 1 ] || fail "$name: depth_auto is not 1"
+	[ "${ep:-0}" -gt 0 ] || fail "$name: no saturated epoch"
+	if [ "$last" -ge "$lo" ] && [ "$last" -le "$hi" ]; then
+		ok "$name: depth_now $last in $lo..$hi"
+	else
+		fail "$name: depth_now $last not in $lo..$hi"
+	fi
+}
+
+# nullb C NSEC: a memory-backed null_blk nbauto with C servers
+nullb() {
+	null_blk_create nbauto memory_backed=1 size=128 blocksize=4096 \
+		submit_queues=1 irqmode=2 completion_nsec="$2" hw_queue_depth="$1"
+	cleanup_push null_blk_destroy nbauto
+}
+
+load_fairq
+: >"$TMPDIR/table"
+for c in 1 2 4 32; do
+	nsec=$NSEC
+	lo=$c hi=$((c + 3))
+	[ "$c" = 32 ] && nsec=$NSEC32 lo=16 hi=35
+	nullb "$c" "$nsec"
+	fairq_create fqauto /dev/nbauto
+	cleanup_push fairq_destroy fqauto
+	[ "$(cat /sys/block/fqauto/fairq/depth)" = auto ] || fatal "depth is not auto by default"
+	band "nullb C=$c" fqauto $((2 * c + 8)) "$lo" "$hi"
+	fairq_destroy fqauto
+	null_blk_destroy nbauto
+done
+
+if [ -n "${FAIRQ_THROTTLE_IOPS:-}" ]; then
+	fairq_create fqauto /dev/vdc
+	cleanup_push fairq_destroy fqauto
+	band "vdc ${FAIRQ_THROTTLE_IOPS} IOPS" fqauto 160 1 4 "$RUNTIME_VDC"
+	fairq_destroy fqauto
+else
+	skip "throttled vdc: vm/run without --throttle-iops (run: vm/run --throttle-iops 500 --throttle-bps 4194304 240-auto-depth)"
+fi
+
+echo
+printf '%-16s %6s %12s %7s %6s\n' device depth band epochs IOPS
+cat "$TMPDIR/table"
+echo
+
+# --- 2. switches under verified writes -------------------------------------
+nullb 4 "$NSEC"
+fairq_create fqauto /dev/nbauto
+cleanup_push fairq_destroy fqauto
+SETTINGS="depth=4 policy=sfq fairness=bytes depth=auto policy=fifo
+fairness=time policy=cfq depth=4 depth=auto"
+touch "$TMPDIR/go"
+(
+	while [ -e "$TMPDIR/go" ]; do
+		for kv in $SETTINGS; do
+			fairq_set fqauto "${kv%%=*}" "${kv#*=}" || echo "set $kv failed" >>"$TMPDIR/set.err"
+			echo x >>"$TMPDIR/set.count"
+			sleep 0.3
+		done
+	done
+) &
+fio --minimal --output="$TMPDIR/verify.out" --filename=/dev/fqauto \
+	--direct=1 --ioengine=libaio --verify=crc32c --do_verify=1 \
+	--verify_fatal=1 --size=8M \
+	--name=a --rw=randwrite --bs=4k --iodepth=16 --offset=0 \
+	--name=b --rw=randwrite --bsrange=4k-64k --iodepth=8 --offset=8M
+rc=$?
+rm -f "$TMPDIR/go"
+wait
+[ "$rc" = 0 ] && ok "fio verify passed while switching" ||
+	fail "fio verify failed while switching: $(cat "$TMPDIR/verify.out")"
+[ ! -s "$TMPDIR/set.err" ] && ok "every switch accepted" ||
+	fail "a valid setting was refused: $(cat "$TMPDIR/set.err")"
+n=$(wc -l <"$TMPDIR/set.count")
+[ "$n" -ge 10 ] && ok "$n switches during the run" || fail "only $n switches during the run"
+fairq_set fqauto depth auto
+enq=$(stat_field fqauto enq_reqs)
+done_=$(stat_field fqauto done_reqs)
+[ "$enq" = "$done_" ] && ok "enq_reqs $enq == done_reqs" ||
+	fail "enq_reqs $enq != done_reqs $done_"
+[ "$(stat_field fqauto queued)/$(stat_field fqauto inflight)/$(stat_field fqauto errors)" = 0/0/0 ] &&
+	ok "nothing queued or in flight, no errors" ||
+	fail "queued/inflight/errors: $(stat_field fqauto queued)/$(stat_field fqauto inflight)/$(stat_field fqauto errors)"
+[ "$(cat /sys/block/fqauto/fairq/depth)" = auto ] || fail "depth does not read back auto"
+fairq_destroy fqauto
+null_blk_destroy nbauto
+unload_fairq
