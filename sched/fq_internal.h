@@ -282,6 +282,13 @@ struct fq_sched {
 	 * device's cost per request whatever the fairness.
 	 */
 	u32 depth_now;		/* requests in flight below at most, now */
+	/*
+	 * The last dispatch found depth_now requests in flight (or left
+	 * them): until a dispatch finds room, completions count as limited
+	 * by the depth even when a burst of them has lowered inflight before
+	 * the caller could refill (fairq.ko refills from a work item)
+	 */
+	bool depth_full;
 	struct fq_depth dc;	/* depth=auto controller */
 	struct fq_cost fc;	/* device time per request, for fairness=time */
 

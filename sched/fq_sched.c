@@ -280,6 +280,7 @@ static struct fq_req *fq_req_start(struct fq_sched *fqs, struct fq_req *rq,
 	rq->dispatch_ns = now_ns;
 	fqf->inflight++;
 	fqs->inflight++;
+	fqs->depth_full = fqs->inflight >= fqs->depth_now;
 	fqf->c.disp_reqs++;
 	fqf->c.disp_bytes += rq->bytes;
 	fqf->c.wait_ns_sum += wait;
@@ -302,8 +303,10 @@ struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns)
 	fq_now(fqs, now_ns);
 	if (fqs->pol->tick)
 		fqs->pol->tick(fqs, now_ns);
-	if (fqs->inflight >= fqs->depth_now || !fqs->queued)
+	if (fqs->inflight >= fqs->depth_now || !fqs->queued) {
+		fqs->depth_full = fqs->inflight >= fqs->depth_now;
 		return NULL;
+	}
 	rq = fq_expired(fqs, now_ns);
 	if (rq) {
 		if (rq->state == FQ_RS_QUEUED && fqs->pol->expire)
@@ -313,8 +316,10 @@ struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns)
 		return fq_req_start(fqs, rq, now_ns);
 	}
 	rq = fqs->pol->pick(fqs, now_ns);
-	if (!rq)
+	if (!rq) {
+		fqs->depth_full = false;	/* held back, not by the depth */
 		return NULL;
+	}
 	return fq_req_start(fqs, rq, now_ns);
 }
 
@@ -330,12 +335,12 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 		return;
 	/*
 	 * Both models learn only from saturated stretches: the depth was
-	 * full and work waited above.  The controller's unit is bytes, not
+	 * full at the last dispatch (fqs->depth_full) and work waits above.  The controller's unit is bytes, not
 	 * modelled device time: the model is fitted from these same
 	 * saturated epochs (device time = wall time), so in its unit every
 	 * saturated depth would show the same throughput.
 	 */
-	limited = fqs->inflight >= fqs->depth_now && fqs->queued > 0;
+	limited = fqs->depth_full && fqs->queued > 0;
 	fq_cost_complete(&fqs->fc, now_ns, rq->bytes, write, limited);
 	if (!fqs->depth)
 		fqs->depth_now = fq_depth_complete(&fqs->dc, now_ns, svc,

@@ -1893,6 +1893,37 @@ static void t_depth_auto_parse(void)
 	th_free();
 }
 
+/*
+ * A burst of completions before the caller refills (fairq.ko refills from
+ * a work item) still counts as limited by the depth: the flag holds from
+ * the dispatch that filled the depth until one finds room or nothing.
+ */
+static void t_depth_full_burst(void)
+{
+	struct fq_req *rq[4];
+	int i;
+
+	th_new(NULL);
+	th_set("depth", "4");
+	for (i = 0; i < 10; i++)
+		th_enq(1, (u64)i * 8, 4096, SYNC, 0);
+	for (i = 0; i < 4; i++)
+		rq[i] = th_disp();
+	CHECK(th.s->depth_full);
+	for (i = 0; i < 3; i++)
+		th_done(rq[i], 0);	/* a burst: no dispatch in between */
+	CHECK(th.s->depth_full);
+	while (th_disp())
+		;
+	CHECK(th.s->depth_full);	/* refilled to the depth */
+	th_set("depth", "64");
+	while (th_disp())
+		;
+	CHECK_EQ(th.nin, 7);		/* room, nothing left: not limited */
+	CHECK(!th.s->depth_full);
+	th_free();
+}
+
 /* depth_max bounds auto (and only auto); the seed is clamped to it. */
 static void t_depth_max_seed(void)
 {
@@ -2302,6 +2333,7 @@ static const struct fq_test_case cases[] = {
 	{ "max_flows_resize", t_max_flows_resize },
 	{ "depth_auto_parse", t_depth_auto_parse },
 	{ "depth_max_seed", t_depth_max_seed },
+	{ "depth_full_burst", t_depth_full_burst },
 	{ "fair_time", t_fair_time },
 	{ "fair_time_fallback", t_fair_time_fallback },
 	{ "depth_switch_keeps_all", t_depth_switch_keeps_all },

@@ -23,6 +23,11 @@
 #      - vdc throttled: [1, 4].  QEMU's throttle serves one request at a
 #        time: a deeper queue only waits inside QEMU.
 #    Every device must also show saturated epochs (depth_epochs > 0).
+#    First run (4 Dec 2026, TCG, loaded host, before fqs->depth_full):
+#    C=1: 1 (samples 1-2, one 4), C=2: 2 (1-3), C=4: 4, C=32: 32 (seed,
+#    no saturated epoch: completions came in bursts and only the first of
+#    a burst counted as limited -- fixed since), vdc: 256 -> 128 -> 117,
+#    held (FAIL: the latency floor it learnt, 228 ms, was already queued).
 # 2. No bio lost.  On the C = 4 null_blk (memory backed), a verified fio
 #    write (crc32c, read back) while depth goes auto -> 4 -> auto and the
 #    policy cfq -> sfq -> fifo -> cfq, fairness time -> bytes -> time:
