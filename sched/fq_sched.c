@@ -117,6 +117,8 @@ void fq_sched_seed_depth(struct fq_sched *fqs, u32 lower_depth)
 {
 	if (fqs->depth)
 		return;
+	if (lower_depth > FQ_SCHED_DEPTH_SEED)
+		lower_depth = FQ_SCHED_DEPTH_SEED;
 	fq_depth_init(&fqs->dc, lower_depth, fqs->depth_max);
 	fqs->depth_now = fqs->dc.depth;
 }

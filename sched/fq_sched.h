@@ -182,10 +182,15 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed);
 
 /*
  * fq_sched_seed_depth - the caller's estimate of the lower device's own
- * queue depth (its nr_requests or hardware queue depth), where depth=auto
- * starts its search: clamped to [1, depth_max].  Without a call the seed
- * is FQ_SCHED_DEPTH_SEED.  While depth is auto the controller restarts
- * from the seed; a fixed depth is left alone.
+ * queue depth (its nr_requests or hardware queue depth).  depth=auto
+ * starts its search at the smaller of that and FQ_SCHED_DEPTH_SEED,
+ * clamped to [1, depth_max]: a deep seed (virtio's 256) learns its latency
+ * floor with the device's queue already full, and its epochs (8 + 2 x
+ * depth completions) are long on a slow disk, so the controller would
+ * settle deep; from 32 it halves down within a second on a throttled disk
+ * and doubles up within a few epochs where depth pays.  Without a call
+ * the seed is FQ_SCHED_DEPTH_SEED.  While depth is auto the controller
+ * restarts from the seed; a fixed depth is left alone.
  */
 void fq_sched_seed_depth(struct fq_sched *fqs, u32 lower_depth);
 

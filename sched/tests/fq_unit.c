@@ -1924,7 +1924,10 @@ static void t_depth_full_burst(void)
 	th_free();
 }
 
-/* depth_max bounds auto (and only auto); the seed is clamped to it. */
+/*
+ * depth_max bounds auto (and only auto); the seed is the lower depth
+ * capped at FQ_SCHED_DEPTH_SEED, clamped to depth_max.
+ */
 static void t_depth_max_seed(void)
 {
 	struct fq_stats st;
@@ -1932,11 +1935,13 @@ static void t_depth_max_seed(void)
 	th_new_defaults(NULL);
 	th_get("depth_max", "256\n");
 	fq_sched_seed_depth(th.s, 100000);
-	CHECK_EQ(th.s->depth_now, 256);
+	CHECK_EQ(th.s->depth_now, FQ_SCHED_DEPTH_SEED);
 	fq_sched_seed_depth(th.s, 0);
 	CHECK_EQ(th.s->depth_now, 1);
+	fq_sched_seed_depth(th.s, 4);
+	CHECK_EQ(th.s->depth_now, 4);
 	fq_sched_seed_depth(th.s, 64);
-	CHECK_EQ(th.s->depth_now, 64);
+	CHECK_EQ(th.s->depth_now, FQ_SCHED_DEPTH_SEED);
 	th_set("depth_max", "8");		/* below the depth: down to it */
 	CHECK_EQ(th.s->depth_now, 8);
 	CHECK_EQ(th.s->dc.depth_max, 8);

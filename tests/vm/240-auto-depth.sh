@@ -17,7 +17,7 @@
 #        now and then, and a noisy epoch under TCG may hold one or two
 #        more (measured below);
 #      - null_blk C = 32 at NSEC32: [16, 35].  The seed is 32 (the tag
-#        depth); fewer than 32 lose throughput only while the device, not
+#        depth, and the cap of every seed); fewer than 32 lose throughput only while the device, not
 #        the guest's CPU, is the bottleneck, which on a loaded TCG host
 #        it is not always (measured below);
 #      - vdc throttled: [1, 4].  QEMU's throttle serves one request at a
@@ -27,7 +27,8 @@
 #    C=1: 1 (samples 1-2, one 4), C=2: 2 (1-3), C=4: 4, C=32: 32 (seed,
 #    no saturated epoch: completions came in bursts and only the first of
 #    a burst counted as limited -- fixed since), vdc: 256 -> 128 -> 117,
-#    held (FAIL: the latency floor it learnt, 228 ms, was already queued).
+#    held (FAIL: the latency floor it learnt, 228 ms, was already queued;
+#    the seed is now capped at 32, FQ_SCHED_DEPTH_SEED, see fq_sched.h).
 # 2. No bio lost.  On the C = 4 null_blk (memory backed), a verified fio
 #    write (crc32c, read back) while depth goes auto -> 4 -> auto and the
 #    policy cfq -> sfq -> fifo -> cfq, fairness time -> bytes -> time:
@@ -40,8 +41,7 @@ TIMEOUT=900
 
 require_cmd fio
 RUNTIME=${AUTO_RUNTIME:-$(scaled 30)}
-# vdc starts from its virtqueue's depth (256 = depth_max): its first
-# epochs take 1000+ completions at 500 IOPS
+# vdc: 500 IOPS, epochs of 8 + 2 x depth completions from the seed 32
 RUNTIME_VDC=${AUTO_RUNTIME_VDC:-$(scaled 50)}
 NSEC=4000000		# nullb-lat's service time [ns]
 NSEC32=20000000		# C = 32: 1600 IOPS at most, below what TCG drives
