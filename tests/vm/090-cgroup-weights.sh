@@ -30,6 +30,7 @@ DESCRIPTION="cgroup_weights: 100 vs 400 share 1:4 (buffered writer, direct reade
 TIMEOUT=420
 # shellcheck source=rc
 . /fairq/tests/vm/rc
+unload_at_end
 
 CG=/sys/fs/cgroup
 NB=nullb90

@@ -10,6 +10,7 @@ DESCRIPTION="fairqctl top --once and stats --json under fio; cgroup-weight set/g
 TIMEOUT=300
 # shellcheck source=rc
 . /fairq/tests/vm/rc
+unload_at_end
 
 CFS=$FAIRQ_CONFIGFS
 
