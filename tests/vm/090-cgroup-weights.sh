@@ -17,8 +17,10 @@
 # Bytes per group: wbytes/rbytes of the lower device in each group's
 # io.stat over a 10 s window after 4 s of warm-up (the clones carry the
 # original bio's blkcg).  Bound: the heavy group's bytes over the light
-# one's within 15% of 4, i.e. 3.4..4.6 (logged, not asserted, on a
-# checker kernel: there the writer's flusher is CPU-bound).  The stats
+# one's within 15% of 4, i.e. 3.4..4.6, asserted on every kernel but
+# a checker kernel (FAIRQ_DEBUG_KERNEL: there the writer's flusher is
+# CPU-bound), where the test ends, after all its other checks, as a
+# counted skip naming the ratios it did not assert.  The stats
 # must show both groups' ids as flow keys at their weights (writeback
 # reaches fairq with the writer's cgroup).
 #
@@ -30,6 +32,7 @@ DESCRIPTION="cgroup_weights: 100 vs 400 share 1:4 (buffered writer, direct reade
 TIMEOUT=420
 # shellcheck source=rc
 . /fairq/tests/vm/rc
+unload_at_end
 
 CG=/sys/fs/cgroup
 NB=nullb90
@@ -162,8 +165,9 @@ measure() {
 	if [ "${FAIRQ_DEBUG_KERNEL:-0}" = 1 ]; then
 		# KASAN makes the flusher CPU-bound: the writer cannot keep its
 		# flow backlogged at 8 MB/s, and a work-conserving scheduler
-		# gives the reader what the writer leaves (measured: 0.44)
-		log "$label: heavy/light $ratio not asserted on a checker kernel"
+		# gives the reader what the writer leaves (measured: 0.44).
+		# The rest is checked; the test ends as a counted skip.
+		NOT_ASSERTED+="${NOT_ASSERTED:+, }$label $ratio"
 		return 0
 	fi
 	awk -v x="$ratio" 'BEGIN { exit !(x >= 3.4 && x <= 4.6) }' ||
@@ -227,4 +231,8 @@ setup_cgroups
 setup_device
 test_errors
 test_shares
+# the ratio is asserted on every kernel but the checker kernel, where
+# the test is a counted skip that says so (after every other check ran)
+[ -z "${NOT_ASSERTED:-}" ] ||
+	skip_all "heavy/light ratio not asserted on a checker kernel (KASAN: the writer's flusher is CPU-bound): $NOT_ASSERTED; errno cases and flow weights passed"
 log "cgroup weights: 1:4 both ways"

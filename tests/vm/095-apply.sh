@@ -11,6 +11,7 @@ DESCRIPTION="fairqctl apply: fairqtab, idempotence, errors by line, --down"
 TIMEOUT=300
 # shellcheck source=rc
 . /fairq/tests/vm/rc
+unload_at_end
 
 CFS=$FAIRQ_CONFIGFS
 

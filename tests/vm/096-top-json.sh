@@ -2,14 +2,17 @@
 # fairqctl top --once and stats --json against the real fairq.ko while
 # fio reads /dev/fqt: top names the busy flow by its process ("fio") with
 # a non-zero IOPS figure and shows the device totals; stats --json parses
-# (jq) with the documented members and types, and its counters agree
-# with the text stats.  With a fairq.ko that has cgroup_weights: set, get
+# (jq) with the documented members and types, and its totals agree
+# with the text stats: at rest every value equal (and numbers typed as
+# numbers), under fio every value the text reads before and after it
+# agree on.  With a fairq.ko that has cgroup_weights: set, get
 # (the path resolved back), remove, the errno messages, and the weights
 # in the JSON.  Lower disk: /dev/vdb behind dm-delay (20 ms).
 DESCRIPTION="fairqctl top --once and stats --json under fio; cgroup-weight set/get"
 TIMEOUT=300
 # shellcheck source=rc
 . /fairq/tests/vm/rc
+unload_at_end
 
 CFS=$FAIRQ_CONFIGFS
 
@@ -58,8 +61,9 @@ test_top() {
 }
 
 test_json() {
-	fairqctl stats fqt --json >stats.json || fatal "stats --json: exit $?"
 	fairqctl stats fqt >stats.txt || fatal "stats: exit $?"
+	fairqctl stats fqt --json >stats.json || fatal "stats --json: exit $?"
+	fairqctl stats fqt >stats2.txt || fatal "stats: exit $?"
 	jq . stats.json >/dev/null || fatal "stats --json does not parse: $(head -c 400 stats.json)"
 	jq -e '.format == 1 and .device == "fqt" and (.monotonic_ns | type) == "number"
 	       and (.totals | type) == "object" and (.flows | type) == "array"
@@ -79,15 +83,52 @@ test_json() {
 		fatal "stats --json: flows: $(jq -c .flows stats.json)"
 	jq -e 'any(.flows[]; .name == "fio")' stats.json >/dev/null ||
 		fatal "stats --json: no flow named fio: $(jq -c .flows stats.json)"
-	# every total of the text form is in the JSON (fio keeps going
-	# between the two reads, so the values are not compared)
-	while read -r k _; do
-		[ "$k" = flow ] && continue
-		j=$(jq -r --arg k "$k" '.totals[$k]' stats.json)
-		[ "$j" != null ] || fatal "stats --json lacks total '$k'"
-	done <stats.txt
-	[ "$(jq '.totals | length' stats.json)" = "$(grep -vc '^flow ' stats.txt)" ] ||
-		fatal "stats --json: not one member per total"
+	# while fio runs: the text stats read just before and just after
+	# the JSON bracket it; every total the two text reads agree on
+	# (policy, depth, flows_max, counters that did not move) has that
+	# value in the JSON, and the JSON has one member per total
+	json_totals stats.json >json.tot
+	[ "$(wc -l <json.tot)" = "$(grep -vc '^flow ' stats.txt)" ] ||
+		fatal "stats --json: $(wc -l <json.tot) totals, the text form has $(grep -vc '^flow ' stats.txt)"
+	awk 'FILENAME == ARGV[1] { a[$1] = $2; next }
+	     FILENAME == ARGV[2] { if ($1 in a && a[$1] == $2) same[$1] = $2; next }
+	     $1 in same { n++; if ($2 != same[$1]) { print $1 ": text " same[$1] ", json " $2; bad = 1 } }
+	     END { if (!bad) print n " totals compared"; exit bad }' \
+		stats.txt stats2.txt json.tot >cmp.out ||
+		fatal "stats --json under fio: $(head -n 3 cmp.out)"
+	log "stats --json under fio: $(cat cmp.out)"
+}
+
+SYSFQT=/sys/block/fqt/fairq
+
+# drained: nothing queued or in flight in fqt
+drained() {
+	[ "$(stat_field fqt queued)" = 0 ] && [ "$(stat_field fqt inflight)" = 0 ]
+}
+
+# json_totals FILE: the JSON's totals as "key value" lines, in the
+# stats file's form (numbers as decimals, strings bare)
+json_totals() {
+	jq -r '.totals | to_entries[] | "\(.key) \(.value)"' "$1"
+}
+
+# at rest every total of the text form equals the JSON's, value and
+# order; each decimal is a JSON number, the rest (policy, classify)
+# strings
+test_json_idle() {
+	poll 100 0.1 drained || fatal "fqt did not drain: $(grep -E '^(queued|inflight) ' $SYSFQT/stats | tr '\n' ' ')"
+	fairqctl stats fqt --json >idle.json || fatal "stats --json: exit $?"
+	fairqctl stats fqt >idle.txt || fatal "stats: exit $?"
+	grep -q '^flow ' idle.txt && fatal "flows listed at rest: $(grep '^flow ' idle.txt)"
+	json_totals idle.json >idle.tot
+	diff idle.txt idle.tot >idle.diff ||
+		fatal "stats --json at rest differs from the text stats: $(head -n 6 idle.diff | tr '\n' ' ')"
+	jq -e '.flows == [] and ([.totals | to_entries[] | select((.value | type) == "number")] | length)
+	       == ([.totals | to_entries[] | select(.key != "policy" and .key != "classify")] | length)
+	       and (.totals.policy | type) == "string" and (.totals.classify | type) == "string"' \
+		idle.json >/dev/null || fatal "stats --json at rest: types: $(jq -c .totals idle.json)"
+	[ "$(stat_field fqt done_reqs)" -gt 100 ] || fatal "done_reqs $(stat_field fqt done_reqs) at rest"
+	log "stats --json at rest: $(wc -l <idle.tot) totals equal to the text stats ($(grep -E '^(done_reqs|done_bytes) ' idle.txt | tr '\n' ' '))"
 }
 
 test_cgroup_weight() {
@@ -132,6 +173,7 @@ main() {
 	test_top
 	test_json
 	stop_fio
+	test_json_idle
 	test_cgroup_weight
 	log "top/json: all checks passed"
 }

@@ -13,11 +13,20 @@
 #  - policy switch: marked children switch policy/fairness/buckets in a
 #    loop during an unmarked fio verify: writes may fail with ENOMEM, the
 #    policy always reads a valid word, fio verifies;
-#  - I/O: with cache-filter as well, limited to fairq's bio_set slab (the
-#    bio-N cache that appears at power=1, when it is not merged with
-#    another): a marked dd writes and reads back through fairq0; the
-#    clone comes from the mempool when the slab fails, so no bio may be
-#    lost or failed: the data must verify.
+#  - I/O: with cache-filter as well, limited to the bio-N slabs (bio_set
+#    slabs; fairq's clones come from one of them): a marked dd writes
+#    through fairq0 and the data must read back: the clone comes from
+#    the mempool when the slab fails, so no bio may be lost or failed.
+#    6.1's /sys/kernel/slab/*/failslab is read-only, so the bio slabs are
+#    marked at boot (slub_debug=A,bio-*, which vm/run adds on a kernel
+#    with CONFIG_FAILSLAB); fairq's slab may be shared with another
+#    bio_set of its size, so the same marked dd first writes to the
+#    lower device itself: through fairq0 more failures must be injected
+#    (fairq's clone allocations failed too).
+# Every phase asserts that failures were injected: failslab's own count
+# (its "times" budget, counted down by each injected failure) above 0,
+# and the create and switch phases each saw fairq refuse a step with
+# ENOMEM; an injector that does nothing fails the test.
 # Needs CONFIG_FAILSLAB (debugfs failslab): Debian's kernel has none, so
 # this skips there and runs on the debug kernel (whose kmemleak scan
 # then catches anything an error path leaked).
@@ -36,21 +45,29 @@ CFS=$FAIRQ_CONFIGFS
 [ -d $FS ] || skip_all "no $FS: kernel without CONFIG_FAILSLAB (runs on the debug kernel)"
 require_cmd fio
 
+BUDGET=1000000	# failslab's "times": injected failures = BUDGET - times
+
 failslab_off() {
 	echo 0 >$FS/probability
 	echo N >$FS/cache-filter 2>/dev/null
-	[ -n "${BIOSLAB:-}" ] && echo 0 >"/sys/kernel/slab/$BIOSLAB/failslab" 2>/dev/null
 	return 0
 }
 
 failslab_on() {
 	echo "$1" >$FS/probability
 	echo 1 >$FS/interval
-	echo -1 >$FS/times
+	echo $BUDGET >$FS/times
 	echo 0 >$FS/space
 	echo 0 >$FS/verbose
 	echo Y >$FS/task-filter
 	echo N >$FS/ignore-gfp-wait
+}
+
+# injected: the failures failslab injected since failslab_on
+injected() {
+	local t
+	read -r t <$FS/times
+	echo $((BUDGET - t))
 }
 
 # marked CMD...: run CMD in a child whose slab allocations may fail.  Each
@@ -63,10 +80,11 @@ marked() {
 }
 
 # marked_write FILE VALUE: printf VALUE >FILE from a child marked after
-# its exec: only the open and the write itself (fairq's store) may fail
+# its exec: only the open and the write itself (fairq's store) may fail;
+# its errors go to writes.err
 marked_write() {
 	bash -c 'echo 1 >/proc/self/make-it-fail || exit 9; printf %s "$2" >"$1"' \
-		_ "$1" "$2" 2>>steps.err
+		_ "$1" "$2" 2>>writes.err
 }
 
 # create_loop N: create/destroy steps by marked children, checked by this
@@ -107,22 +125,28 @@ create_loop() {
 }
 
 test_create() {
-	local ok failed mkdirs
+	local ok failed mkdirs inj enomem
 	: >create.bad
 	: >steps.err
+	: >writes.err
 	failslab_on 10
 	create_loop 40
+	inj=$(injected)
 	failslab_off
 	read -r ok failed mkdirs <create.tally
+	[ "$inj" -gt 0 ] || fatal "create: failslab injected no failure (times still $BUDGET)"
+	enomem=$(grep -c "Cannot allocate memory" writes.err)
+	[ "$enomem" -gt 0 ] ||
+		fatal "create: $inj failures injected, yet no backing=/power= write failed with ENOMEM ($failed steps failed)"
 	[ ! -s create.bad ] || fatal "create under failslab: $(head -n 3 create.bad)"
-	grep -v -e "Cannot allocate memory" -e "No such file or directory" steps.err |
+	cat steps.err writes.err | grep -v -e "Cannot allocate memory" -e "No such file or directory" |
 		head -n 3 >create.odd
 	[ ! -s create.odd ] || log "other errors seen: $(cat create.odd)"
 	[ ! -e "$CFS"/$FQ ] && [ ! -e /sys/block/$FQ ] || fatal "create loop left $FQ behind"
 	[ -z "$(ls /sys/block/$NB/holders)" ] || fatal "$NB still claimed after the create loop"
 	fairq_create $FQ /dev/$NB
 	fairq_destroy $FQ
-	log "create under failslab: $ok powered on, $failed steps failed cleanly, $mkdirs marked mkdirs worked"
+	log "create under failslab: $inj failures injected; $ok powered on, $failed steps failed cleanly ($enomem attribute writes refused with ENOMEM), $mkdirs marked mkdirs worked"
 }
 
 # switch_loop: policy switches by marked children until stop exists
@@ -138,7 +162,7 @@ switch_loop() {
 }
 
 test_switch() {
-	local pid sw n f pol
+	local pid sw n f pol inj
 	fairq_create $FQ /dev/$NB depth=16
 	rm -f stop
 	failslab_on 10
@@ -150,40 +174,55 @@ test_switch() {
 	pid=$?
 	touch stop
 	wait $sw
+	inj=$(injected)
 	failslab_off
 	[ $pid = 0 ] || fatal "fio verify during policy switches under failslab failed"
 	read -r n f <switch.tally
+	[ "$inj" -gt 0 ] || fatal "policy switch: failslab injected no failure in $n rounds"
+	[ "$f" -gt 0 ] || fatal "policy switch: $inj failures injected, yet none of $((3 * n)) writes was refused"
 	[ "$f" -lt $((3 * n)) ] || fatal "policy switch under failslab: all $f writes refused"
 	read -r pol <"/sys/block/$FQ/fairq/policy"
 	case $pol in cfq | sfq | fifo) ;; *) fatal "policy reads '$pol'" ;; esac
 	wait_idle $FQ
-	log "policy switch under failslab: $n rounds, $f writes refused, fio verified"
+	log "policy switch under failslab: $inj failures injected; $n rounds, $f writes refused, fio verified"
 }
 
-test_io() {
-	local before after slab
-	fairq_destroy $FQ
-	before=$(bio_caches | sort)
-	fairq_create $FQ /dev/$NB depth=16
-	after=$(bio_caches | sort)
-	slab=$(comm -13 <(echo "$before") <(echo "$after") | head -n 1)
-	if [ -z "$slab" ] || ! echo 1 >"/sys/kernel/slab/$slab/failslab" 2>/dev/null; then
-		log "I/O: fairq's bio slab is shared with another bio_set ('$slab'): cache-filter phase not run"
-		return 0
-	fi
-	BIOSLAB=$slab
-	dd if=/dev/urandom of=io bs=64k count=128 status=none
+# marked_dd OF: the 8 MiB file io written to OF by a dd marked for
+# failslab (marked before its exec: the exec's own allocations are not
+# in a bio slab, cache-filter leaves them alone); sets INJ to the
+# failures injected during it (not run in $(...): fatal must end the test)
+marked_dd() {
 	failslab_on 50
 	echo Y >$FS/cache-filter
 	(
 		echo 1 >/proc/self/make-it-fail
-		exec dd if=io of=/dev/$FQ bs=64k oflag=direct status=none
-	) || fatal "marked dd write through $FQ failed with $slab failing"
+		exec dd if=io of="$1" bs=64k oflag=direct status=none
+	) || fatal "marked dd write to $1 failed with the bio slabs failing"
+	INJ=$(injected)
 	failslab_off
+}
+
+test_io() {
+	local marked="" s raw fq
+	fairq_destroy $FQ
+	for s in /sys/kernel/slab/bio-*; do
+		[ "$(cat "$s/failslab" 2>/dev/null)" = 1 ] && marked+=" ${s##*/}"
+	done
+	[ -n "$marked" ] ||
+		fatal "no bio slab is marked for failslab's cache filter (6.1's slab failslab file is read-only: boot with slub_debug=A,bio-*, as vm/run does on a kernel with CONFIG_FAILSLAB)"
+	dd if=/dev/urandom of=io bs=64k count=128 status=none
+	# the same writes straight to the lower device: its own bios only
+	marked_dd /dev/$NB
+	raw=$INJ
+	fairq_create $FQ /dev/$NB depth=16
+	marked_dd /dev/$FQ
+	fq=$INJ
 	[ "$(region_sha /dev/$FQ 0 8192)" = "$(file_sha io)" ] ||
-		fatal "data written while $slab failed did not read back"
+		fatal "data written while the bio slabs failed did not read back"
 	wait_idle $FQ
-	log "I/O with $slab failing at 50 %: 8 MiB written by a marked dd, verified"
+	[ "$fq" -gt "$raw" ] ||
+		fatal "I/O: $fq failures injected through $FQ, $raw on $NB alone: fairq's clone allocations were not failed"
+	log "I/O with the bio slabs ($marked) failing at 50 %: 8 MiB by a marked dd: $raw failures injected on $NB alone, $fq through $FQ; verified"
 }
 
 null_blk_create $NB memory_backed=1 size=64

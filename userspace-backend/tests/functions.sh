@@ -113,14 +113,36 @@ bench_secs()
 	awk '/Run completed in/ { print $4 }' <<<"$out"
 }
 
+# bench_best N ARGS...: the shortest run time [s] of N qemu-img bench runs.
+# A busy shared host only ever makes a run slower than the model (late
+# client refills, a descheduled engine), never faster, so the fastest of
+# a few runs is the one closest to the model: the device-model tests
+# assert on it, with bounds no wider than +-25 %.
+bench_best()
+{
+	local n=$1 i s best=""
+	shift
+	for ((i = 0; i < n; i++)); do
+		s=$(bench_secs "$@")
+		best=$(awk -v a="$s" -v b="$best" 'BEGIN { print (b == "" || a < b) ? a : b }')
+	done
+	echo "$best"
+}
+
+# within VALUE LOW HIGH: LOW <= VALUE <= HIGH (decimals)
+within()
+{
+	awk -v v="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(v >= lo && v <= hi) }'
+}
+
 # capped VALUE TARGET: a rate limiter's measured VALUE is at most 15%
-# above its setting TARGET (it must never run faster) and at least a
-# quarter of it (requests flow and the limit is in the right range).  A
-# busy shared host can only make the model slower, so the lower bound is
-# loose on purpose: the figure is printed, noise cannot fail the test.
+# above its setting TARGET (it must never run faster) and at least 75 %
+# of it (the limit is in the right place, within 25 %; the callers
+# measure with bench_best, so host noise only lowers VALUE a little).
 capped()
 {
-	awk -v v="$1" -v t="$2" 'BEGIN { exit !(v <= t * 1.15 && v >= t * 0.25) }'
+	within "$1" "$(awk -v t="$2" 'BEGIN { print t * 0.75 }')" \
+		"$(awk -v t="$2" 'BEGIN { print t * 1.15 }')"
 }
 
 # nbdcheck CMD ARGS...: the libnbd data checks (tests/nbdcheck.py); needs
