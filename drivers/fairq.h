@@ -78,6 +78,11 @@ struct fairq_dev {
 	unsigned int nr_queued;		/* enqueued, not yet dispatched [requests]; fd->lock */
 	unsigned int nr_inflight;	/* dispatched by the core, not completed; fd->lock */
 	u64 timer_ns;			/* when the hrtimer is armed for [ns]; fd->lock */
+	/*
+	 * clones the core let go during another flow's submit_bio, for the
+	 * work item to send down; fd->lock
+	 */
+	struct bio_list deferred;
 
 	atomic_t pending;		/* clones not yet completed, +1 while running */
 	struct completion drained;	/* pending reached 0 after power-off dropped the +1 */
