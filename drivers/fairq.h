@@ -34,6 +34,7 @@
 #include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 
 #include "fq_sched.h"
 #include "fairq_compat.h"
@@ -83,6 +84,8 @@ struct fairq_dev {
 	 * work item to send down; fd->lock
 	 */
 	struct bio_list deferred;
+	/* submitters waiting for the core to go below max_queued */
+	struct wait_queue_head room_wait;
 
 	atomic_t pending;		/* clones not yet completed, +1 while running */
 	struct completion drained;	/* pending reached 0 after power-off dropped the +1 */

@@ -61,6 +61,9 @@ static void fairq_collect(struct fairq_dev *fd, u64 now_ns, struct bio_list *lis
 		fd->nr_inflight++;
 		bio_list_add(list, &fio->clone);
 	}
+	/* waiters re-check under fd->lock, where they were queued */
+	if (!bio_list_empty(list) && waitqueue_active(&fd->room_wait))
+		wake_up(&fd->room_wait);
 	next_ns = fq_sched_next_event(fd->fqs, now_ns);
 	if (unlikely(!next_ns && fd->nr_queued && !fd->nr_inflight)) {
 		/* no completion and no timer would ever dispatch these */
@@ -104,6 +107,9 @@ static void fairq_dispatch(struct fairq_dev *fd)
 	bio_list_init(&fd->deferred);
 	if (fd->running)
 		fairq_collect(fd, ktime_get_ns(), &list);
+	/* max_queued may have been raised */
+	if (waitqueue_active(&fd->room_wait))
+		wake_up(&fd->room_wait);
 	spin_unlock_irqrestore(&fd->lock, flags);
 	fairq_submit_list(&list);
 }
@@ -140,6 +146,19 @@ static void fairq_put_pending(struct fairq_dev *fd)
 		complete(&fd->drained);
 }
 
+/* The clone is done with: end the original (its bi_status is set). */
+static void fairq_end_orig(struct fairq_io *fio)
+{
+	struct fairq_dev *fd = fio->fd;
+	struct bio *orig = fio->orig;
+
+	if (fio->acct)
+		bio_end_io_acct(orig, fio->start);
+	bio_put(&fio->clone);
+	bio_endio(orig);
+	fairq_put_pending(fd);
+}
+
 static void fairq_clone_endio(struct bio *clone)
 {
 	struct fairq_io *fio = container_of(clone, struct fairq_io, clone);
@@ -168,11 +187,7 @@ static void fairq_clone_endio(struct bio *clone)
 	/* a lower device that shrank or went read-only fails I/O first */
 	if (unlikely(clone->bi_status))
 		fairq_lower_check_soon(fd);
-	if (fio->acct)
-		bio_end_io_acct(orig, fio->start);
-	bio_put(clone);
-	bio_endio(orig);
-	fairq_put_pending(fd);
+	fairq_end_orig(fio);
 }
 
 static u64 fairq_flow_key(int classify, struct bio *bio)
@@ -244,6 +259,32 @@ static bool fairq_keep_own(struct fairq_dev *fd, struct bio_list *list,
 	return found;
 }
 
+/*
+ * Back-pressure: the core holds max_queued requests (or @fio's flow its
+ * share of them).  Sleep until dispatch makes room and return true, or
+ * return false at once for a REQ_NOWAIT bio.  Called and returns with
+ * fd->lock held; the bios that would make room need no lock of ours to
+ * complete, and their dispatch wakes us (fairq_collect()).
+ */
+static bool fairq_wait_room(struct fairq_dev *fd, struct fairq_io *fio,
+			    unsigned long *flags)
+{
+	DEFINE_WAIT(wait);
+
+	lockdep_assert_held(&fd->lock);
+
+	if (fio->orig->bi_opf & REQ_NOWAIT)
+		return false;
+	do {
+		prepare_to_wait(&fd->room_wait, &wait, TASK_UNINTERRUPTIBLE);
+		spin_unlock_irqrestore(&fd->lock, *flags);
+		io_schedule();
+		spin_lock_irqsave(&fd->lock, *flags);
+	} while (!fq_sched_may_queue(fd->fqs, &fio->rq));
+	finish_wait(&fd->room_wait, &wait);
+	return true;
+}
+
 static void fairq_enqueue(struct fairq_dev *fd, struct fairq_io *fio)
 {
 	struct bio_list list = BIO_EMPTY_LIST;
@@ -258,6 +299,15 @@ static void fairq_enqueue(struct fairq_dev *fd, struct fairq_io *fio)
 		fio->sched = false;
 		fio->clone.bi_status = BLK_STS_IOERR;
 		bio_endio(&fio->clone);
+		return;
+	}
+	if (unlikely(!fq_sched_may_queue(fd->fqs, &fio->rq)) &&
+	    !fairq_wait_room(fd, fio, &flags)) {
+		spin_unlock_irqrestore(&fd->lock, flags);
+		/* REQ_NOWAIT over the bound: io_uring retries from io-wq */
+		bio_set_flag(fio->orig, BIO_QUIET);
+		fio->orig->bi_status = BLK_STS_AGAIN;
+		fairq_end_orig(fio);
 		return;
 	}
 	now_ns = ktime_get_ns();
@@ -343,6 +393,7 @@ void fairq_io_init(struct fairq_dev *fd)
 	atomic64_set(&fd->passthrough_errs, 0);
 	init_completion(&fd->drained);
 	INIT_WORK(&fd->dispatch_work, fairq_dispatch_work);
+	init_waitqueue_head(&fd->room_wait);
 	hrtimer_init(&fd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	fd->timer.function = fairq_timer_fn;
 }
