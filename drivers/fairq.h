@@ -34,6 +34,7 @@
 #include <linux/atomic.h>
 #include <linux/mutex.h>
 #include <linux/spinlock.h>
+#include <linux/wait.h>
 
 #include "fq_sched.h"
 #include "fairq_compat.h"
@@ -78,6 +79,13 @@ struct fairq_dev {
 	unsigned int nr_queued;		/* enqueued, not yet dispatched [requests]; fd->lock */
 	unsigned int nr_inflight;	/* dispatched by the core, not completed; fd->lock */
 	u64 timer_ns;			/* when the hrtimer is armed for [ns]; fd->lock */
+	/*
+	 * clones the core let go during another flow's submit_bio, for the
+	 * work item to send down; fd->lock
+	 */
+	struct bio_list deferred;
+	/* submitters waiting for the core to go below max_queued */
+	struct wait_queue_head room_wait;
 
 	atomic_t pending;		/* clones not yet completed, +1 while running */
 	struct completion drained;	/* pending reached 0 after power-off dropped the +1 */

@@ -98,7 +98,9 @@ static inline void fairq_lower_close(struct fairq_lower *lower, void *holder)
  * gain a cache after power-on (write_cache "write back"), and PREFLUSH
  * and FUA must reach it then; one without a cache drops them at once
  * (submit_bio_noacct()).  Stable writes (pages not modified under I/O)
- * are required when the lower requires them.
+ * are required when the lower requires them.  REQ_NOWAIT is taken when
+ * the lower takes it (fairq never sleeps on a REQ_NOWAIT bio), so
+ * io_uring issues in the submitting task instead of an io-wq worker.
  */
 #if FAIRQ_SINCE(6, 11)
 /*
@@ -113,6 +115,8 @@ static inline struct gendisk *fairq_alloc_disk(struct block_device *lower,
 	struct queue_limits lim;
 
 	blk_set_stacking_limits(&lim);
+	/* 6.11: set before stacking, which clears it if the lower lacks it */
+	lim.features |= BLK_FEAT_NOWAIT;
 	queue_limits_stack_bdev(&lim, lower, 0, name);
 	lim.features |= BLK_FEAT_IO_STAT | BLK_FEAT_WRITE_CACHE | BLK_FEAT_FUA;
 	return blk_alloc_disk(&lim, NUMA_NO_NODE);
@@ -139,6 +143,9 @@ static inline struct gendisk *fairq_alloc_disk(struct block_device *lower,
 	else
 		blk_queue_flag_clear(QUEUE_FLAG_NONROT, q);
 	blk_queue_flag_set(QUEUE_FLAG_IO_STAT, q);
+	/* not stacked on 6.1 either: dm sets it from its devices the same way */
+	if (bdev_nowait(lower))
+		blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
 	return disk;
 }
 #endif

@@ -12,6 +12,13 @@
  *
  * Bios are only ever submitted after fd->lock is dropped: dispatch
  * collects them in a bio_list under the lock (dm-delay's habit).
+ *
+ * Each submitter pays only for its own bio: submit_bio sends its own
+ * clone down inline if the core lets it go at once, and hands whatever
+ * else the core let go (other flows' clones) to the work item through
+ * fd->deferred.  So a reader never sleeps in the lower device's tag
+ * allocation or writeback throttling for a writer's bio.  Completions
+ * and the timer only queue the work item.
  */
 #include "fairq.h"
 
@@ -54,6 +61,9 @@ static void fairq_collect(struct fairq_dev *fd, u64 now_ns, struct bio_list *lis
 		fd->nr_inflight++;
 		bio_list_add(list, &fio->clone);
 	}
+	/* waiters re-check under fd->lock, where they were queued */
+	if (!bio_list_empty(list) && waitqueue_active(&fd->room_wait))
+		wake_up(&fd->room_wait);
 	next_ns = fq_sched_next_event(fd->fqs, now_ns);
 	if (unlikely(!next_ns && fd->nr_queued && !fd->nr_inflight)) {
 		/* no completion and no timer would ever dispatch these */
@@ -65,7 +75,12 @@ static void fairq_collect(struct fairq_dev *fd, u64 now_ns, struct bio_list *lis
 		fairq_arm_timer(fd, next_ns, now_ns);
 }
 
-/* One plug per batch so the lower queue can merge a flow's neighbours. */
+/*
+ * From the work item or teardown, not the submitter's context: these may
+ * wait in the lower device, so they lose REQ_NOWAIT (an io_uring bio
+ * failed with EAGAIN this late would only be issued again from io-wq).
+ * One plug per batch so the lower queue can merge a flow's neighbours.
+ */
 static void fairq_submit_list(struct bio_list *list)
 {
 	struct blk_plug plug;
@@ -74,19 +89,27 @@ static void fairq_submit_list(struct bio_list *list)
 	if (bio_list_empty(list))
 		return;
 	blk_start_plug(&plug);
-	while ((bio = bio_list_pop(list)))
+	while ((bio = bio_list_pop(list))) {
+		bio->bi_opf &= ~REQ_NOWAIT;
 		submit_bio_noacct(bio);
+	}
 	blk_finish_plug(&plug);
 }
 
+/* The work item: what submitters handed over, then what the core lets go. */
 static void fairq_dispatch(struct fairq_dev *fd)
 {
 	struct bio_list list = BIO_EMPTY_LIST;
 	unsigned long flags;
 
 	spin_lock_irqsave(&fd->lock, flags);
+	bio_list_merge(&list, &fd->deferred);
+	bio_list_init(&fd->deferred);
 	if (fd->running)
 		fairq_collect(fd, ktime_get_ns(), &list);
+	/* max_queued may have been raised */
+	if (waitqueue_active(&fd->room_wait))
+		wake_up(&fd->room_wait);
 	spin_unlock_irqrestore(&fd->lock, flags);
 	fairq_submit_list(&list);
 }
@@ -123,6 +146,19 @@ static void fairq_put_pending(struct fairq_dev *fd)
 		complete(&fd->drained);
 }
 
+/* The clone is done with: end the original (its bi_status is set). */
+static void fairq_end_orig(struct fairq_io *fio)
+{
+	struct fairq_dev *fd = fio->fd;
+	struct bio *orig = fio->orig;
+
+	if (fio->acct)
+		bio_end_io_acct(orig, fio->start);
+	bio_put(&fio->clone);
+	bio_endio(orig);
+	fairq_put_pending(fd);
+}
+
 static void fairq_clone_endio(struct bio *clone)
 {
 	struct fairq_io *fio = container_of(clone, struct fairq_io, clone);
@@ -151,11 +187,7 @@ static void fairq_clone_endio(struct bio *clone)
 	/* a lower device that shrank or went read-only fails I/O first */
 	if (unlikely(clone->bi_status))
 		fairq_lower_check_soon(fd);
-	if (fio->acct)
-		bio_end_io_acct(orig, fio->start);
-	bio_put(clone);
-	bio_endio(orig);
-	fairq_put_pending(fd);
+	fairq_end_orig(fio);
 }
 
 static u64 fairq_flow_key(int classify, struct bio *bio)
@@ -202,11 +234,63 @@ static void fairq_fill_req(struct fairq_dev *fd, struct bio *bio, struct fq_req 
 		rq->ioprio = FQ_IOPRIO(class, IOPRIO_PRIO_DATA(prio));
 }
 
+/*
+ * Of the clones on @list (just let go by the core in @own's submitter's
+ * context), keep only @own for the caller to send; hand the others to
+ * the work item.  Returns true if @own was on the list.
+ */
+static bool fairq_keep_own(struct fairq_dev *fd, struct bio_list *list,
+			   struct bio *own)
+{
+	bool found = false;
+	struct bio *bio;
+
+	lockdep_assert_held(&fd->lock);
+
+	while ((bio = bio_list_pop(list))) {
+		if (bio == own) {
+			found = true;
+			continue;
+		}
+		bio_list_add(&fd->deferred, bio);
+	}
+	if (!bio_list_empty(&fd->deferred))
+		queue_work(fd->wq, &fd->dispatch_work);
+	return found;
+}
+
+/*
+ * Back-pressure: the core holds max_queued requests (or @fio's flow its
+ * share of them).  Sleep until dispatch makes room and return true, or
+ * return false at once for a REQ_NOWAIT bio.  Called and returns with
+ * fd->lock held; the bios that would make room need no lock of ours to
+ * complete, and their dispatch wakes us (fairq_collect()).
+ */
+static bool fairq_wait_room(struct fairq_dev *fd, struct fairq_io *fio,
+			    unsigned long *flags)
+{
+	DEFINE_WAIT(wait);
+
+	lockdep_assert_held(&fd->lock);
+
+	if (fio->orig->bi_opf & REQ_NOWAIT)
+		return false;
+	do {
+		prepare_to_wait(&fd->room_wait, &wait, TASK_UNINTERRUPTIBLE);
+		spin_unlock_irqrestore(&fd->lock, *flags);
+		io_schedule();
+		spin_lock_irqsave(&fd->lock, *flags);
+	} while (!fq_sched_may_queue(fd->fqs, &fio->rq));
+	finish_wait(&fd->room_wait, &wait);
+	return true;
+}
+
 static void fairq_enqueue(struct fairq_dev *fd, struct fairq_io *fio)
 {
 	struct bio_list list = BIO_EMPTY_LIST;
 	unsigned long flags;
 	u64 now_ns;
+	bool own;
 
 	spin_lock_irqsave(&fd->lock, flags);
 	if (unlikely(!fd->running)) {
@@ -217,14 +301,51 @@ static void fairq_enqueue(struct fairq_dev *fd, struct fairq_io *fio)
 		bio_endio(&fio->clone);
 		return;
 	}
+	if (unlikely(!fq_sched_may_queue(fd->fqs, &fio->rq)) &&
+	    !fairq_wait_room(fd, fio, &flags)) {
+		spin_unlock_irqrestore(&fd->lock, flags);
+		/* REQ_NOWAIT over the bound: io_uring retries from io-wq */
+		bio_set_flag(fio->orig, BIO_QUIET);
+		fio->orig->bi_status = BLK_STS_AGAIN;
+		fairq_end_orig(fio);
+		return;
+	}
 	now_ns = ktime_get_ns();
 	fq_sched_enqueue(fd->fqs, &fio->rq, now_ns);
 	fd->nr_queued++;
 	fairq_collect(fd, now_ns, &list);
+	own = fairq_keep_own(fd, &list, &fio->clone);
 	spin_unlock_irqrestore(&fd->lock, flags);
 
 	/* in submit_bio context: this only queues on current->bio_list */
-	fairq_submit_list(&list);
+	if (own)
+		submit_bio_noacct(&fio->clone);
+}
+
+/*
+ * The clone of @bio onto the lower device, or NULL with @bio ended.  A
+ * REQ_NOWAIT bio (io_uring in the submitting task) must not sleep here:
+ * its clone comes from the bio_set without waiting for the reserve, and
+ * the bio fails with BLK_STS_AGAIN (io_uring retries from io-wq) if none
+ * is free.
+ */
+static struct bio *fairq_clone(struct fairq_dev *fd, struct bio *bio)
+{
+	bool nowait = bio->bi_opf & REQ_NOWAIT;
+	struct bio *clone;
+
+	clone = bio_alloc_clone(fd->lower.bdev, bio,
+				nowait ? GFP_NOWAIT : GFP_NOIO, &fd->bs);
+	if (likely(clone))
+		return clone;
+	if (nowait) {
+		bio_wouldblock_error(bio);
+	} else {
+		/* only bio crypt/integrity cloning can fail with GFP_NOIO */
+		bio->bi_status = BLK_STS_RESOURCE;
+		bio_endio(bio);
+	}
+	return NULL;
 }
 
 void fairq_submit_bio(struct bio *bio)
@@ -241,13 +362,9 @@ void fairq_submit_bio(struct bio *bio)
 		return;
 	}
 
-	clone = bio_alloc_clone(fd->lower.bdev, bio, GFP_NOIO, &fd->bs);
-	if (unlikely(!clone)) {
-		/* only bio crypt/integrity cloning can fail with GFP_NOIO */
-		bio->bi_status = BLK_STS_RESOURCE;
-		bio_endio(bio);
+	clone = fairq_clone(fd, bio);
+	if (unlikely(!clone))
 		return;
-	}
 	fio = container_of(clone, struct fairq_io, clone);
 	fio->orig = bio;
 	fio->fd = fd;
@@ -276,6 +393,7 @@ void fairq_io_init(struct fairq_dev *fd)
 	atomic64_set(&fd->passthrough_errs, 0);
 	init_completion(&fd->drained);
 	INIT_WORK(&fd->dispatch_work, fairq_dispatch_work);
+	init_waitqueue_head(&fd->room_wait);
 	hrtimer_init(&fd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	fd->timer.function = fairq_timer_fn;
 }
@@ -290,14 +408,16 @@ void fairq_io_start(struct fairq_dev *fd)
 	spin_lock_irqsave(&fd->lock, flags);
 	fd->nr_queued = 0;
 	fd->nr_inflight = 0;
+	bio_list_init(&fd->deferred);
 	fd->running = true;
 	spin_unlock_irqrestore(&fd->lock, flags);
 }
 
 /*
  * Power-off, after del_gendisk() (no new submit_bio) or after a failed
- * add_disk().  What the core still queues is taken back and sent down
- * unscheduled, so teardown never waits for anticipation or idle grace;
+ * add_disk().  What submitters left for the work item goes down, and
+ * what the core still queues is taken back and sent down unscheduled,
+ * so teardown never waits for anticipation or idle grace;
  * then wait for every clone, then stop the timer and the work item.
  */
 void fairq_io_stop(struct fairq_dev *fd)
@@ -307,6 +427,8 @@ void fairq_io_stop(struct fairq_dev *fd)
 	struct fq_req *rq;
 
 	spin_lock_irqsave(&fd->lock, flags);
+	bio_list_merge(&list, &fd->deferred);
+	bio_list_init(&fd->deferred);
 	while ((rq = fq_sched_drain(fd->fqs))) {
 		struct fairq_io *fio = container_of(rq, struct fairq_io, rq);
 

@@ -28,15 +28,26 @@ void fq_cfq_unmap(struct fq_sched *fqs, struct fq_flow *fqf)
 	}
 }
 
+/* The flow of @rq's key, or NULL if it has none now. */
+struct fq_flow *fq_cfq_find(struct fq_sched *fqs, const struct fq_req *rq)
+{
+	struct fq_flow *fqf;
+
+	for (fqf = *fq_hash_slot(fqs, rq->key); fqf; fqf = fqf->hnext)
+		if (fqf->key == rq->key)
+			return fqf;
+	return NULL;
+}
+
 /* The flow of @rq's key, created if need be; the overflow flow if none left. */
 struct fq_flow *fq_cfq_map(struct fq_sched *fqs, const struct fq_req *rq)
 {
 	struct fq_flow **slot = fq_hash_slot(fqs, rq->key);
 	struct fq_flow *fqf;
 
-	for (fqf = *slot; fqf; fqf = fqf->hnext)
-		if (fqf->key == rq->key)
-			return fqf;
+	fqf = fq_cfq_find(fqs, rq);
+	if (fqf)
+		return fqf;
 	fqf = fq_flow_new(fqs, rq->key, FQ_FF_HASHED);
 	if (!fqf)
 		return &fqs->overflow;
@@ -50,6 +61,7 @@ const struct fq_policy fq_cfq_policy = {
 	.name = "cfq",
 	.map = fq_cfq_map,
 	.unmap = fq_cfq_unmap,
+	.find = fq_cfq_find,
 	.activate = fq_drr_activate,
 	.expire = fq_drr_charge,
 	.pick = fq_drr_pick,

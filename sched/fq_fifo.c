@@ -19,5 +19,6 @@ const struct fq_policy fq_fifo_policy = {
 	.name = "fifo",
 	.map = fq_cfq_map,
 	.unmap = fq_cfq_unmap,
+	.find = fq_cfq_find,
 	.pick = fq_fifo_pick,
 };

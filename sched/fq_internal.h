@@ -236,6 +236,7 @@ struct fq_sched {
 	u32 grace_ms;		/* IDLE class waits this long [ms] */
 	u32 expire_ms[2];	/* fifo_expire_{sync,async}_ms [ms] */
 	u32 max_flows;		/* pool size [flows] */
+	u32 max_queued;		/* requests queued at most, for the caller [requests] */
 
 	/* flow pool */
 	struct fq_flow *pool;	/* max_flows flows */
@@ -325,6 +326,8 @@ struct fq_policy {
 	struct fq_flow *(*map)(struct fq_sched *fqs, const struct fq_req *rq);
 	/* @fqf, mapped by ->map(), goes back to the pool: drop it from the map. */
 	void (*unmap)(struct fq_sched *fqs, struct fq_flow *fqf);
+	/* The flow ->map() would give @rq if it exists now, else NULL. */
+	struct fq_flow *(*find)(struct fq_sched *fqs, const struct fq_req *rq);
 	/*
 	 * Optional: set up the policy's state of a new instance.  Called at
 	 * create for every policy, not only the current one, since a policy
@@ -391,6 +394,7 @@ void fq_flow_mem_clear(struct fq_sched *fqs);
 /* fq_cfq.c: one flow per key (cfq's map, fifo's too) */
 struct fq_flow *fq_cfq_map(struct fq_sched *fqs, const struct fq_req *rq);
 void fq_cfq_unmap(struct fq_sched *fqs, struct fq_flow *fqf);
+struct fq_flow *fq_cfq_find(struct fq_sched *fqs, const struct fq_req *rq);
 
 /* fq_drr.c: classes, rounds, anticipation, batches (cfq and sfq) */
 void fq_classq_init(struct fq_classq *cq);

@@ -192,6 +192,23 @@ void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns)
 		fqs->st.overflow_enq++;
 }
 
+bool fq_sched_may_queue(struct fq_sched *fqs, const struct fq_req *rq)
+{
+	const struct fq_flow *fqf;
+	u32 share;
+
+	if (fqs->queued >= fqs->max_queued)
+		return false;
+	/* up to half full, no flow is held back: no lookup either */
+	if (fqs->queued < fqs->max_queued / 2)
+		return true;
+	fqf = fqs->pol->find(fqs, rq);
+	if (!fqf)
+		return true;
+	share = fqs->max_queued / (fqs->nr_flows ? fqs->nr_flows : 1);
+	return fqf->nr_queued + fqf->nr_batch < (share ? share : 1);
+}
+
 /* Take a waiting request off its flow queue or the batch and its fifo. */
 static void fq_req_unqueue(struct fq_sched *fqs, struct fq_req *rq)
 {

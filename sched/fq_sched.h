@@ -210,6 +210,18 @@ void fq_sched_destroy(struct fq_sched *fqs);
 void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns);
 
 /*
+ * fq_sched_may_queue - true when @rq (its key filled in) may be queued
+ * now under the "max_queued" bound; the core never refuses an enqueue
+ * itself, so a caller that wants the bound asks first and, on false,
+ * holds the submitter back (waits for dispatch to take some, or fails
+ * it) and asks again.  False when max_queued requests are queued, or
+ * when at least half of them are and @rq's flow already has its share
+ * (max_queued over the flows that exist), so one runaway flow cannot
+ * keep the others out.  Queued means waiting, not in flight.
+ */
+bool fq_sched_may_queue(struct fq_sched *fqs, const struct fq_req *rq);
+
+/*
  * fq_sched_dispatch - the next request to send down, or NULL when nothing
  * may go now: nothing queued, "depth" requests already in flight, the
  * core is holding the turn for an idle sync flow (anticipation), or only

@@ -15,12 +15,23 @@ static void fq_sfq_unmap(struct fq_sched *fqs, struct fq_flow *fqf)
 		fqs->bucket[fqf->key] = NULL;
 }
 
+static u32 fq_sfq_index(const struct fq_sched *fqs, const struct fq_req *rq)
+{
+	return (u32)(fq_hash64(rq->key, fqs->hash_seed) & (fqs->buckets - 1));
+}
+
+/* The bucket of @rq's key, or NULL if it is empty now. */
+static struct fq_flow *fq_sfq_find(struct fq_sched *fqs,
+				   const struct fq_req *rq)
+{
+	return fqs->bucket[fq_sfq_index(fqs, rq)];
+}
+
 /* The bucket of @rq's key, created if need be; the overflow flow if none left. */
 static struct fq_flow *fq_sfq_map(struct fq_sched *fqs,
 				  const struct fq_req *rq)
 {
-	u32 idx = (u32)(fq_hash64(rq->key, fqs->hash_seed) &
-			(fqs->buckets - 1));
+	u32 idx = fq_sfq_index(fqs, rq);
 	struct fq_flow *fqf = fqs->bucket[idx];
 
 	if (fqf)
@@ -75,6 +86,7 @@ const struct fq_policy fq_sfq_policy = {
 	.name = "sfq",
 	.map = fq_sfq_map,
 	.unmap = fq_sfq_unmap,
+	.find = fq_sfq_find,
 	.init = fq_sfq_reseed,
 	.tick = fq_sfq_perturb,
 	.activate = fq_drr_activate,

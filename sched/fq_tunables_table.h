@@ -88,4 +88,7 @@ FQ_TUNABLE(fifo_expire_async_ms, expire_ms[1], FQ_TK_NUMBER, 1, 60000, 1000,
 FQ_TUNABLE(max_flows, max_flows, FQ_TK_ALLOC, 1, 65536, 4096, "flows", "",
 	   fq_set_max_flows,
 	   "flow pool, at least buckets; beyond it new keys share one overflow flow")
+FQ_TUNABLE(max_queued, max_queued, FQ_TK_NUMBER, 1, 65536, 1024, "requests", "",
+	   NULL,
+	   "requests waiting in fairq at most (not in flight); beyond it, or beyond its flow's share once half are used, a submitter waits (REQ_NOWAIT: EAGAIN)")
 #endif

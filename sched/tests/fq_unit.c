@@ -162,6 +162,7 @@ static void t_create_defaults(void)
 		{ "fifo_expire_sync_ms", "250\n" },
 		{ "fifo_expire_async_ms", "1000\n" },
 		{ "max_flows", "4096\n" },
+		{ "max_queued", "1024\n" },
 	};
 	unsigned int i;
 
@@ -334,6 +335,7 @@ static void t_bad_tunables(void)
 		{ "fifo_expire_async_ms", "60001", -ERANGE },
 		{ "max_flows", "0", -ERANGE }, { "max_flows", "65537", -ERANGE },
 		{ "max_flows", "32", -ERANGE },		/* < buckets */
+		{ "max_queued", "0", -ERANGE }, { "max_queued", "65537", -ERANGE },
 		{ "policy", "deadline", -EINVAL }, { "policy", "cfq ", -EINVAL },
 		{ "policy", "", -EINVAL }, { "policy", "CFQ", -EINVAL },
 		{ "fairness", "bits", -EINVAL }, { "fairness", "bytes\n\n", -EINVAL },
@@ -380,6 +382,7 @@ static void t_set_get_roundtrip(void)
 		{ "fifo_expire_async_ms", "60000" }, { "max_flows", "65536" },
 		{ "buckets", "65536" }, { "max_flows", "65536" },
 		{ "policy", "fifo" }, { "fairness", "requests\n" },
+		{ "max_queued", "1" }, { "max_queued", "65536" },
 	};
 	unsigned int i;
 	char want[64];
@@ -2286,6 +2289,51 @@ static void t_complete_bad_state(void)
 	th_free();
 }
 
+/*
+ * max_queued=8 for each policy: a lone flow may fill all 8 (then nothing
+ * more may queue, its own or a new flow's); once half are queued a flow
+ * at its share (8 over the flows that exist) is held back while another
+ * flow still gets in; dispatch makes room again; in-flight requests do
+ * not count.
+ */
+static void t_max_queued(void)
+{
+	static const char *const pol[] = { "cfq", "sfq", "fifo" };
+	struct fq_req probe_a = { .key = 1 }, probe_b = { .key = 2 };
+	unsigned int p;
+	u64 keys[2];
+	int i;
+
+	for (p = 0; p < ARRAY_SIZE(pol); p++) {
+		th_new(pol[p]);
+		th_set("max_queued", "8");
+		th_set("depth", "1");
+		if (!strcmp(pol[p], "sfq")) {
+			sfq_distinct_keys(keys, 2);	/* two buckets */
+			probe_a.key = keys[0];
+			probe_b.key = keys[1];
+		}
+		for (i = 0; i < 8; i++) {
+			CHECK(fq_sched_may_queue(th.s, &probe_a));
+			th_enq(probe_a.key, (u64)i * 8, 4096, SYNC, BE(4));
+		}
+		CHECK(!fq_sched_may_queue(th.s, &probe_a));
+		CHECK(!fq_sched_may_queue(th.s, &probe_b));
+		/* one goes down: 7 queued, the one in flight does not count */
+		CHECK(th_disp() != NULL);
+		CHECK(fq_sched_may_queue(th.s, &probe_b));
+		/* two flows exist now: a share is 4, flow 1 has 7 */
+		th_enq(probe_b.key, 1000, 4096, SYNC, BE(4));
+		CHECK(!fq_sched_may_queue(th.s, &probe_a));
+		CHECK(!fq_sched_may_queue(th.s, &probe_b));	/* 8 queued */
+		th_done(th.inflight[0], 0);
+		CHECK(th_disp() != NULL);			/* 7 queued */
+		CHECK(!fq_sched_may_queue(th.s, &probe_a));	/* 6 or 7 >= 4 */
+		CHECK(fq_sched_may_queue(th.s, &probe_b));	/* 1 < 4 */
+		th_free();
+	}
+}
+
 static const struct fq_test_case cases[] = {
 	{ "create_defaults", t_create_defaults },
 	{ "create_each_policy", t_create_each_policy },
@@ -2346,6 +2394,7 @@ static const struct fq_test_case cases[] = {
 	{ "fifo_policy", t_fifo_policy },
 	{ "cfq_hash_seeded", t_cfq_hash_seeded },
 	{ "complete_bad_state", t_complete_bad_state },
+	{ "max_queued", t_max_queued },
 };
 
 int main(int argc, char **argv)
