@@ -7,7 +7,8 @@
 #
 #   a fresh null_blk (memory_backed) lower; fairq over it with the
 #   cycle's policy (cfq, sfq, fifo in turn), classify (tgid, pid, cgroup,
-#   uid) and depth; mkfs.ext4; mount; two writers in two cgroups, one as
+#   uid), depth, and anticipation (idle_us 3000 every other cycle: the
+#   dispatch timer then holds requests); mkfs.ext4; mount; two writers in two cgroups, one as
 #   uid 0 with fsync and one as uid 1000, write files; checksums; umount,
 #   e2fsck -fn, mount again, the checksums must match; then one of four
 #   teardowns (the cycle number modulo 4):
@@ -168,7 +169,8 @@ cycle() {
 	local nfiles w1 w2
 	RACE_TRIES=""
 	null_blk_create $NB memory_backed=1 size=96
-	fairq_create $FQ /dev/$NB policy="$pol" classify="$cls" depth=$((c % 3 * 8 + 4))
+	fairq_create $FQ /dev/$NB policy="$pol" classify="$cls" depth=$((c % 3 * 8 + 4)) \
+		idle_us=$((c % 2 * 3000))
 	mkfs.ext4 -q -F /dev/$FQ || fatal "cycle $c: mkfs.ext4"
 	mount -t ext4 /dev/$FQ $MNT || fatal "cycle $c: mount"
 	mkdir -p $MNT/u1000 && chown 1000:1000 $MNT/u1000 || fatal "cycle $c: mkdir u1000"
