@@ -20,8 +20,11 @@
 #     3 power=0 racing the last close: umount, a 2 s fio on the fairq
 #       disk, power=0 retried every 10 ms until it is accepted (only EBUSY
 #       before that): the power-off lands as fio closes;
-#   after each: no entry and no holder left, rmmod fairq works, the
-#   null_blk is destroyed (140's last steps, where the stall was seen).
+#   after each: no entry and no holder left; then 140's last step, where
+#   the stall was seen: two racers create and destroy four devices over
+#   four more null_blks in opposite orders (only EEXIST, ENOENT, EBUSY
+#   may fail a step), nothing may be left; rmmod fairq works, and the
+#   null_blks are destroyed.
 #   The background load, all the time: fio random read/write on /dev/vdc
 #   (raw, not through fairq, so that rmmod can work every cycle).
 #
@@ -164,11 +167,48 @@ teardown_power_race() {
 	RACE_TRIES=$n
 }
 
+# racer ORDER...: mkdir/backing/power=1/power=0/rmdir each fq250-N (as 140)
+racer() {
+	local i d
+	for i in "$@"; do
+		d=$CFS/fq250-$i
+		{
+			busybox mkdir "$d"
+			printf '%s' "/dev/${NB}_$i" >"$d/backing" &&
+				printf 1 >"$d/power" &&
+				printf 0 >"$d/power"
+			busybox rmdir "$d"
+		} 2>>racer.err
+	done
+}
+
+# racers CYCLE: two racers over four devices, opposite orders
+racers() {
+	local c=$1 i p1 p2 bad
+	: >racer.err
+	racer 0 1 2 3 &
+	p1=$!
+	racer 3 2 1 0 &
+	p2=$!
+	wait $p1 $p2
+	bad=$(grep -v -e "File exists" -e "No such file or directory" \
+		-e "Device or resource busy" racer.err | head -n 3)
+	[ -z "$bad" ] || fatal "cycle $c: racers: unexpected errors: $bad"
+	[ -z "$(ls "$CFS")" ] || fatal "cycle $c: racers left entries: $(ls "$CFS")"
+	for i in 0 1 2 3; do
+		[ -z "$(ls /sys/block/${NB}_$i/holders)" ] || fatal "cycle $c: ${NB}_$i still claimed"
+	done
+	RACES=$(wc -l <racer.err)
+}
+
 cycle() {
 	local c=$1 pol=${POLS[$1 % 3]} cls=${CLS[$1 / 3 % 4]} td=${TEARDOWNS[$1 % 4]} t0=$SECONDS
-	local nfiles w1 w2
+	local nfiles w1 w2 i
 	RACE_TRIES=""
 	null_blk_create $NB memory_backed=1 size=96
+	for i in 0 1 2 3; do
+		null_blk_create ${NB}_$i size=16
+	done
 	fairq_create $FQ /dev/$NB policy="$pol" classify="$cls" depth=$((c % 3 * 8 + 4)) \
 		idle_us=$((c % 2 * 3000))
 	mkfs.ext4 -q -F /dev/$FQ || fatal "cycle $c: mkfs.ext4"
@@ -192,9 +232,13 @@ cycle() {
 	[ "$(stat_field $FQ classify)" = "$cls" ] || fatal "cycle $c: classify is $(stat_field $FQ classify), set $cls"
 	"teardown_${td//-/_}" "$c"
 	not_held "$c"
+	racers "$c"
 	rmmod_fairq "$c"
+	for i in 3 2 1 0; do
+		null_blk_destroy ${NB}_$i
+	done
 	null_blk_destroy $NB
-	log "cycle $c: $pol/$cls, $td${RACE_TRIES:+ ($RACE_TRIES EBUSY before the power-off)}: $nfiles files verified, $((SECONDS - t0)) s"
+	log "cycle $c: $pol/$cls, $td${RACE_TRIES:+ ($RACE_TRIES EBUSY before the power-off)}: $nfiles files verified; racers: $RACES lost races; $((SECONDS - t0)) s"
 	echo $((SECONDS - t0)) >>cycle.secs
 }
 
@@ -216,6 +260,10 @@ require_cmd fio mkfs.ext4 e2fsck setpriv sha256sum
 mkdir -p $MNT "$CG/l250-a" "$CG/l250-b" || fatal "mkdir"
 cleanup_push rmdir "$CG/l250-a" "$CG/l250-b"
 cleanup_push null_blk_destroy $NB
+for i in 0 1 2 3; do
+	cleanup_push null_blk_destroy ${NB}_$i
+	cleanup_push fairq_destroy fq250-$i
+done
 cleanup_push fairq_destroy $FQ
 cleanup_push umount -q $MNT
 rm -f cycle.secs
