@@ -248,8 +248,7 @@ load_start() {
 		--rw=randrw --bs=16k --iodepth=4 --size=128M --time_based --runtime=86400 \
 		--name=load >/dev/null 2>&1 &
 	LOAD_FIO=$!
-	# vm/init's stall watchdog: this load is not the test's progress
-	printf '%s\n' "$LOAD_FIO" vdc >stall-ignore
+	stall_ignore "$LOAD_FIO" vdc
 }
 
 load_stop() {
