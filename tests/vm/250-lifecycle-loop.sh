@@ -266,7 +266,7 @@ for i in 0 1 2 3; do
 	cleanup_push fairq_destroy fq250-$i
 done
 cleanup_push fairq_destroy $FQ
-cleanup_push umount -q $MNT
+cleanup_push "! mountpoint -q $MNT || umount $MNT"
 rm -f cycle.secs
 load_fairq
 log "$CYCLES cycles; background: fio randrw on vdc"
