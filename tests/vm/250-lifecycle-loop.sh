@@ -34,7 +34,7 @@
 # A cycle that hangs is caught by vm/init's stall watchdog, whose dump
 # (blocked tasks, fairq's state) is in this test's log.
 DESCRIPTION="lifecycle loop: create/mkfs/mount/write/verify/umount/power-off/rmmod x N, 4 teardowns, under load"
-TIMEOUT=900
+TIMEOUT=1200
 # shellcheck source=rc
 . /fairq/tests/vm/rc
 # shellcheck source=faultrc
