@@ -7,7 +7,9 @@
 #   make check      every host and VM test; ends with "N passed, N failed"
 #   make demo       boot the VM, fairq0 over a virtio disk, ext4, a fairness table
 #   make sparse     the module under sparse (C=1) and W=1
-#   make soak       tests/soak/soak.sh in the VM for SOAK_MIN minutes (30), not in check
+#   make soak       tests/soak/soak.sh in the VM for SOAK_MIN minutes (30), then
+#                   tests/vm/250-lifecycle-loop.sh for LOOP_CYCLES cycles (100);
+#                   not in check (there 250 runs 10 cycles, LOOP_CYCLES=N to change)
 #   make deb        build/deb/fairq-dkms_V_all.deb, fairq-tools_V_amd64.deb (packaging/)
 #   make debug-kernel   Debian's 6.1 source with KASAN, lockdep, kmemleak, ... (cached)
 #   make check-debug    the VM suite on that kernel, two guests at once (vm/run-split)
@@ -77,11 +79,16 @@ demo: deps
 	$(MAKE) all
 	vm/demo
 
-# the soak is out of make check: SOAK_MIN minutes plus boot and teardown
+# the soak is out of make check: SOAK_MIN minutes plus boot and teardown,
+# then the lifecycle loop's long run (its TIMEOUT is per 10 cycles)
 SOAK_MIN ?= 30
+LOOP_CYCLES ?= 100
 soak: deps
 	$(MAKE) all
-	vm/run --append fairq.soak_min=$(SOAK_MIN) --test-timeout $$(( $(SOAK_MIN) * 60 + 300 )) tests/soak/soak.sh
+	rc=0; \
+	vm/run --append fairq.soak_min=$(SOAK_MIN) --test-timeout $$(( $(SOAK_MIN) * 60 + 300 )) tests/soak/soak.sh || rc=1; \
+	LOOP_CYCLES=$(LOOP_CYCLES) vm/run --timeout-scale $$(( ($(LOOP_CYCLES) + 9) / 10 )) 250-lifecycle-loop || rc=1; \
+	exit $$rc
 
 bench: deps
 	$(MAKE) all

@@ -39,8 +39,12 @@ static void fairq_arm_timer(struct fairq_dev *fd, u64 next_ns, u64 now_ns)
 	lockdep_assert_held(&fd->lock);
 
 	next_ns = max(next_ns, now_ns + FAIRQ_TIMER_MIN_NS);
-	/* an earlier timer re-evaluates anyway */
-	if (hrtimer_active(&fd->timer) && fd->timer_ns <= next_ns)
+	/*
+	 * An earlier timer re-evaluates anyway.  Queued, not active: while
+	 * the callback runs on another CPU the timer is active but will not
+	 * fire again, and the work it queued may already have run here.
+	 */
+	if (hrtimer_is_queued(&fd->timer) && fd->timer_ns <= next_ns)
 		return;
 	fd->timer_ns = next_ns;
 	hrtimer_start(&fd->timer, ns_to_ktime(next_ns), HRTIMER_MODE_ABS);

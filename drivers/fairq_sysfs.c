@@ -136,6 +136,33 @@ static int fairq_emit_totals(char *buf, struct fairq_dev *fd, const struct fq_st
 	return at;
 }
 
+/*
+ * What keeps dispatch going, for a device that seems stuck (vm/init's
+ * stall dump reads it): the hrtimer (armed, ns until it fires), the work
+ * item, and the clones not yet completed (scheduled or passed through).
+ */
+static int fairq_emit_progress(char *buf, int at, struct fairq_dev *fd)
+{
+	bool armed, running;
+	s64 left = 0;
+	int pending;
+
+	spin_lock_irq(&fd->lock);
+	running = fd->running;
+	armed = hrtimer_is_queued(&fd->timer);
+	if (armed)
+		left = ktime_to_ns(hrtimer_get_remaining(&fd->timer));
+	spin_unlock_irq(&fd->lock);
+	/* the +1 power-on holds while running is no clone */
+	pending = atomic_read(&fd->pending) - running;
+
+	at += sysfs_emit_at(buf, at, "timer_armed %d\n", armed);
+	at += sysfs_emit_at(buf, at, "timer_in_ns %lld\n", (long long)max_t(s64, left, 0));
+	at += sysfs_emit_at(buf, at, "work_pending %d\n", work_pending(&fd->dispatch_work));
+	at += sysfs_emit_at(buf, at, "clones_pending %d\n", max(pending, 0));
+	return at;
+}
+
 /* A flow line goes in whole or not at all. */
 static int fairq_emit_flow(char *buf, int at, const struct fq_flow_info *f)
 {
@@ -177,6 +204,7 @@ static ssize_t fairq_stats_show(struct kobject *kobj, struct kobj_attribute *att
 	fairq_chomp(policy);
 	fairq_chomp(depth);
 	at = fairq_emit_totals(buf, fd, &st, policy, depth);
+	at = fairq_emit_progress(buf, at, fd);
 	for (i = 0; i < n; i++)
 		at += fairq_emit_flow(buf, at, &flows[i]);
 	kfree(flows);

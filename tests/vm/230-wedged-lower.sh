@@ -19,6 +19,10 @@
 # and holds the data: nothing lost.
 DESCRIPTION="a suspended lower stalls only its own device's power-off; fq1 configures meanwhile"
 TIMEOUT=300
+# fq0's teardown sits in D state on purpose while fq1 gets up to FQ1_LIMIT
+# (30 s): vm/init's hung-task report (30 s by default) must not fire
+# shellcheck disable=SC2034 # read by vm/init from this file
+HUNG_TASK_SECS=120
 # shellcheck source=rc
 . /fairq/tests/vm/rc
 # shellcheck source=faultrc
