@@ -126,7 +126,7 @@ void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq)
 	fqf->nr_queued++;
 	fq_flow_head_update(fqs, fqf);
 	fqf->c.enq_reqs++;
-	fqf->c.enq_bytes += rq->bytes;
+	fqf->c.enq_bytes += fq_rq_bytes(rq);
 	if (fqs->pol->activate)
 		fqs->pol->activate(fqs, fqf, rq);
 	if (fqs->antic == fqf)
@@ -144,7 +144,7 @@ void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns)
 	fq_list_add_tail(&rq->fifo, &fqs->fifo[fq_rq_fifo(rq)]);
 	fqs->queued++;
 	fqs->st.c.enq_reqs++;
-	fqs->st.c.enq_bytes += rq->bytes;
+	fqs->st.c.enq_bytes += fq_rq_bytes(rq);
 	if (fq_rq_nonidle(rq)) {
 		fqs->nonidle_busy++;
 		fqs->nonidle_seen = true;
@@ -238,12 +238,12 @@ static struct fq_req *fq_req_start(struct fq_sched *fqs, struct fq_req *rq,
 	fqf->inflight++;
 	fqs->inflight++;
 	fqf->c.disp_reqs++;
-	fqf->c.disp_bytes += rq->bytes;
+	fqf->c.disp_bytes += fq_rq_bytes(rq);
 	fqf->c.wait_ns_sum += wait;
 	if (wait > fqf->c.wait_ns_max)
 		fqf->c.wait_ns_max = wait;
 	fqs->st.c.disp_reqs++;
-	fqs->st.c.disp_bytes += rq->bytes;
+	fqs->st.c.disp_bytes += fq_rq_bytes(rq);
 	fqs->st.c.wait_ns_sum += wait;
 	if (wait > fqs->st.c.wait_ns_max)
 		fqs->st.c.wait_ns_max = wait;
@@ -286,10 +286,10 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 	fqf->inflight--;
 	fqs->inflight--;
 	fqf->c.done_reqs++;
-	fqf->c.done_bytes += rq->bytes;
+	fqf->c.done_bytes += fq_rq_bytes(rq);
 	fqf->c.svc_ns_sum += svc;
 	fqs->st.c.done_reqs++;
-	fqs->st.c.done_bytes += rq->bytes;
+	fqs->st.c.done_bytes += fq_rq_bytes(rq);
 	fqs->st.c.svc_ns_sum += svc;
 	if (status) {
 		fqf->c.errors++;
