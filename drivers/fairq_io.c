@@ -185,8 +185,8 @@ static u64 fairq_flow_key(int classify, struct bio *bio)
  * before it was issued, and those are below already, so no queued bio
  * has to go first, and holding it in a turn would only delay every fsync
  * behind other flows.  PREFLUSH/FUA on a queued bio (a journal commit
- * write; a discard with PREFLUSH, which 6.1 lets through and 6.12 refuses
- * above us) stay on its clone: the flush still precedes the bio's own
+ * write; a discard with PREFLUSH, which 6.1's submit_bio_noacct() lets
+ * through) stay on its clone: the flush still precedes the bio's own
  * write at the lower device, and what it must cover completed before it
  * was queued.
  */
