@@ -17,20 +17,18 @@
 # (one blkdiscard at a time, in a loop).
 #
 # Reader: fio 4 KiB random reads, iodepth 4, 12 s, alone and against the
-# storm; its share = IOPS with the storm / IOPS alone.
-#  - raw nullb1 (scheduler none): the storm holds up to 60 of the 64 tags,
-#    the reader waits behind them: about 4/64.  This row shows the setup is
-#    device-bound; it must be below fairq's rows.  It is also what fairq0
-#    did while discards went straight down (see tests/README.md).
-#  - fairq0 cfq depth=4 quantum=2 (fairness=requests), and fairness=bytes
-#    with quantum_bytes=8192 (two 4 KiB requests, the same turn): the two
-#    flows alternate turns of 2 requests; the reader, 4 outstanding, has
-#    2 queued at nearly every turn, so it keeps about half of what it got
-#    alone (ideal 0.5, as 040's light reader).  Bound: >= 0.35 (measured
-#    0.4-0.5; 0.35 leaves room for the turns its 4 requests are all in
-#    flight and for a loaded host, and is far above the raw row).
+# storm; its share = IOPS with the storm / IOPS alone, straight on nullb1
+# (scheduler none) and through fairq0 cfq depth=4 quantum=2, then
+# fairness=bytes quantum_bytes=8192 (two 4 KiB requests a turn).  Bound for
+# fairq0: >= 0.35 (measured 0.44-0.45; ideal 0.5).  KNOWN LIMIT: on this
+# device the storm does not crowd the reader out even straight down
+# (measured 0.43 raw, and 0.38-0.44 through the old fairq.ko that passed
+# discards down), so the share bound does not tell the change apart; the
+# counters below do (the old module fails them).  A device where a storm
+# straight down starves a reader is still to be found.
 # During the fairq storm /sys/block/nullb1/inflight is sampled: never more
-# than depth=4 (straight down it is the storm's ~60).
+# than depth=4 (weak: requests the throttle holds back are not counted as
+# in flight, so straight down it read 0-2 as well).
 #
 # Counters and data, quiet device: a 4 MiB pattern is written, 2 MiB in
 # its middle discarded (512 bios of 4 KiB): enq_reqs and done_reqs grow
@@ -184,8 +182,6 @@ for row in "requests $req_share $req_inflight $req_calls" "bytes $byt_share $byt
 		fail "fairness=$name: $infl requests in flight on nullb1 during the storm (depth $DEPTH)"
 	[ "$calls" -ge 1 ] || fail "fairness=$name: no blkdiscard call completed during the storm"
 done
-awk -v r="$raw_share" -v f="$req_share" 'BEGIN { exit !(r < f) }' ||
-	fail "raw share $raw_share not below fairq's $req_share: the setup is not device-bound"
 [ "$done_" = "$enq" ] && [ "$disp" = "$enq" ] ||
 	fail "after the runs: enq_reqs $enq, disp_reqs $disp, done_reqs $done_ differ"
 [ "$queued" = 0 ] && [ "$inflight" = 0 ] ||
