@@ -89,7 +89,7 @@ struct fairq_dev {
 
 	atomic_t pending;		/* clones not yet completed, +1 while running */
 	struct completion drained;	/* pending reached 0 after power-off dropped the +1 */
-	atomic64_t passthrough;		/* dataless bios sent straight down [bios] */
+	atomic64_t passthrough;		/* empty flushes sent straight down [bios] */
 	atomic64_t passthrough_errs;	/* ... of them completed with an error [bios] */
 	struct fairq_cgw cgw;		/* cgroup_weights, kept across power off */
 
@@ -111,7 +111,7 @@ struct fairq_dev {
 
 /*
  * Per-I/O data, the front pad of every clone: the clone must stay last.
- * Clones of dataless bios use only orig, fd, acct and start.
+ * Clones of empty flushes use only orig, fd, acct and start.
  */
 struct fairq_io {
 	struct bio *orig;

@@ -6,9 +6,11 @@
  *
  * A data bio is cloned onto the lower device at submit time (so memory
  * is taken in the submitter's context), queued in the core, and the
- * clone goes down when the core picks it.  Dataless bios (empty flushes,
- * discard, write-zeroes, secure erase) have no data to be fair about and
- * carry ordering duties: they go straight down, PREFLUSH/FUA intact.
+ * clone goes down when the core picks it.  Discard, write-zeroes and
+ * secure erase carry no data but occupy the lower device: they are queued
+ * as their flow's I/O too (FQ_REQ_NODATA: charged as a 4 KiB write), so
+ * they count against depth and take turns.  Only empty flushes go
+ * straight down: see fairq_sched_bio().
  *
  * Bios are only ever submitted after fd->lock is dropped: dispatch
  * collects them in a bio_list under the lock (dm-delay's habit).
@@ -212,6 +214,30 @@ static u64 fairq_flow_key(int classify, struct bio *bio)
 	}
 }
 
+/*
+ * Whether @bio is queued in the core.  Data bios and the ones that cover
+ * a range without data (discard, write-zeroes, secure erase) are.  Empty
+ * flushes go straight down: a flush must cover the writes that completed
+ * before it was issued, and those are below already, so no queued bio
+ * has to go first, and holding it in a turn would only delay every fsync
+ * behind other flows.  PREFLUSH/FUA on a queued bio (a journal commit
+ * write; a discard with PREFLUSH, which 6.1's submit_bio_noacct() lets
+ * through) stay on its clone: the flush still precedes the bio's own
+ * write at the lower device, and what it must cover completed before it
+ * was queued.
+ */
+static bool fairq_sched_bio(struct bio *bio)
+{
+	switch (bio_op(bio)) {
+	case REQ_OP_DISCARD:
+	case REQ_OP_SECURE_ERASE:
+	case REQ_OP_WRITE_ZEROES:
+		return true;
+	default:
+		return bio_has_data(bio);
+	}
+}
+
 static void fairq_fill_req(struct fairq_dev *fd, struct bio *bio, struct fq_req *rq)
 {
 	int classify = READ_ONCE(fd->classify);
@@ -225,6 +251,8 @@ static void fairq_fill_req(struct fairq_dev *fd, struct bio *bio, struct fq_req 
 		rq->flags |= FQ_REQ_WRITE;
 	if (op_is_sync(bio->bi_opf))
 		rq->flags |= FQ_REQ_SYNC;
+	if (!bio_has_data(bio))
+		rq->flags |= FQ_REQ_NODATA;
 	rq->key = fairq_flow_key(classify, bio);
 	/* 0 for an unlisted cgroup: it weighs as its I/O priority says */
 	if (classify == FAIRQ_CLASSIFY_CGROUP)
@@ -379,7 +407,7 @@ void fairq_submit_bio(struct bio *bio)
 	clone->bi_end_io = fairq_clone_endio;
 	atomic_inc(&fd->pending);
 
-	if (!bio_has_data(bio)) {
+	if (!fairq_sched_bio(bio)) {
 		atomic64_inc(&fd->passthrough);
 		submit_bio_noacct(clone);
 		return;

@@ -15,6 +15,8 @@
 
 /* flow lines in stats; 16 fit a page with room to spare */
 #define FAIRQ_STATS_FLOWS	16
+/* flows visited per hold of fd->lock while stats lists the busiest */
+#define FAIRQ_STATS_STEP	256
 
 struct fairq_kobj {
 	struct kobject kobj;
@@ -185,27 +187,37 @@ static ssize_t fairq_stats_show(struct kobject *kobj, struct kobj_attribute *att
 	struct fairq_dev *fd = kobj_to_fd(kobj);
 	char policy[16] = "", depth[16] = "";
 	struct fq_flow_info *flows;
+	struct fq_flows_walk walk;
 	struct fq_stats st;
-	unsigned int i, n;
+	unsigned int i;
+	bool more;
 	int at;
 
 	flows = kcalloc(FAIRQ_STATS_FLOWS, sizeof(*flows), GFP_KERNEL);
 	if (!flows)
 		return -ENOMEM;
+	/* tun_lock across the walk: no max_flows resize, no second walk */
 	mutex_lock(&fd->tun_lock);
 	spin_lock_irq(&fd->lock);
 	fq_sched_stats(fd->fqs, &st);
 	fq_sched_get(fd->fqs, fq_sched_tunables[FQ_TUN_policy], policy, sizeof(policy));
 	fq_sched_get(fd->fqs, fq_sched_tunables[FQ_TUN_depth], depth, sizeof(depth));
-	n = fq_sched_flows(fd->fqs, flows, FAIRQ_STATS_FLOWS);
+	fq_sched_flows_begin(fd->fqs, &walk, flows, FAIRQ_STATS_FLOWS);
 	spin_unlock_irq(&fd->lock);
+	/* up to max_flows flows: interrupts go on between steps */
+	do {
+		cond_resched();
+		spin_lock_irq(&fd->lock);
+		more = fq_sched_flows_step(fd->fqs, &walk, FAIRQ_STATS_STEP);
+		spin_unlock_irq(&fd->lock);
+	} while (more);
 	mutex_unlock(&fd->tun_lock);
 
 	fairq_chomp(policy);
 	fairq_chomp(depth);
 	at = fairq_emit_totals(buf, fd, &st, policy, depth);
 	at = fairq_emit_progress(buf, at, fd);
-	for (i = 0; i < n; i++)
+	for (i = 0; i < walk.n; i++)
 		at += fairq_emit_flow(buf, at, &flows[i]);
 	kfree(flows);
 	return at;

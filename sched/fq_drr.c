@@ -85,7 +85,7 @@ static bool fq_weight_changes(const struct fq_flow *fqf,
 static s64 fq_cost(const struct fq_sched *fqs, const struct fq_req *rq)
 {
 	if (fqs->fairness == FQ_FAIR_BYTES)
-		return (s64)rq->bytes * FQ_WEIGHT_BASE;
+		return (s64)fq_rq_bytes(rq) * FQ_WEIGHT_BASE;
 	if (fqs->fairness == FQ_FAIR_TIME)
 		return (s64)rq->charge_ns * FQ_WEIGHT_BASE;
 	return FQ_WEIGHT_BASE;

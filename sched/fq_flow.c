@@ -67,6 +67,7 @@ void fq_pool_install(struct fq_sched *fqs, struct fq_pool *p)
 	fqs->hash_bits = p->hash_bits;
 	fqs->max_flows = p->max;
 	fqs->free = NULL;
+	fq_list_init(&fqs->flows);
 	for (i = p->max; i-- > 0;) {
 		fqs->pool[i].where = FQ_FW_FREE;
 		fqs->pool[i].hnext = fqs->free;
@@ -232,6 +233,7 @@ void fq_flow_free(struct fq_sched *fqs, struct fq_flow *fqf)
 	if (!(fqf->flags & FQ_FF_ORPHAN))
 		fq_flow_mem_save(fqs, fqf);
 	fq_flow_unmap(fqs, fqf);
+	fq_list_del(&fqf->all);
 	fqf->flags = 0;
 	fqf->where = FQ_FW_FREE;
 	fqf->hnext = fqs->free;
@@ -281,6 +283,7 @@ struct fq_flow *fq_flow_new(struct fq_sched *fqs, u64 key, u8 flags)
 	fq_list_init(&fqf->link);
 	fq_flow_head_init(fqf);
 	fq_flow_mem_load(fqs, fqf);
+	fq_list_add_tail(&fqf->all, &fqs->flows);
 	fqs->nr_flows++;
 	fqs->st.flow_allocs++;
 	return fqf;

@@ -158,6 +158,8 @@ struct fq_flow {
 	struct fq_req *head;	/* first queued request, as last filed */
 	u64 head_ns;		/* when ->head became the first [ns] */
 	struct fq_flow *hnext;	/* cfq hash chain / pool free list */
+	struct fq_node all;	/* on fqs->flows while taken from the pool */
+	u32 walk_gen;		/* stamp of the flows walk that last visited it */
 	u64 key;		/* flow key (sfq: bucket index) */
 	s64 deficit;		/* DRR credit [cost units, see fq_cost()] */
 	u64 antic_until;	/* anticipation deadline [ns], 0 = not set */
@@ -246,6 +248,12 @@ struct fq_sched {
 	u64 hash_key;		/* cfq hash seed, drawn at create, never changed */
 	u32 hash_bits;
 	u32 nr_flows;		/* flows taken from the pool now */
+	/*
+	 * The flows taken from the pool (fqf->all): stats and rebuilds walk
+	 * these, never the pool, so their time is O(flows that exist).
+	 */
+	struct fq_node flows;
+	u32 walk_gen;		/* stamp of the latest flows walk (fq_stats.c) */
 	struct fq_flow overflow;	/* shared when the pool is exhausted */
 
 	/* scheduling state */
@@ -449,6 +457,17 @@ static inline u64 fq_time_min(u64 a, u64 b)
 	if (!b)
 		return a;
 	return a < b ? a : b;
+}
+
+/*
+ * The bytes @rq counts as, in the counters and in every charge: its own,
+ * or FQ_NODATA_BYTES for a dataless request (fq_sched.h).  A cost model
+ * learnt from completions (fairness=time) must skip FQ_REQ_NODATA ones:
+ * their time is not the time of moving FQ_NODATA_BYTES.
+ */
+static inline u32 fq_rq_bytes(const struct fq_req *rq)
+{
+	return (rq->flags & FQ_REQ_NODATA) ? FQ_NODATA_BYTES : rq->bytes;
 }
 
 static inline u32 fq_rq_fifo(const struct fq_req *rq)

@@ -143,7 +143,7 @@ void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq)
 	fqf->nr_queued++;
 	fq_flow_head_update(fqs, fqf);
 	fqf->c.enq_reqs++;
-	fqf->c.enq_bytes += rq->bytes;
+	fqf->c.enq_bytes += fq_rq_bytes(rq);
 	fq_antic_enqueue(fqs, fqf, rq);
 	if (fqs->pol->activate)
 		fqs->pol->activate(fqs, fqf, rq);
@@ -160,10 +160,11 @@ void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq)
  */
 static u64 fq_charge_ns(const struct fq_sched *fqs, const struct fq_req *rq)
 {
-	u64 ns = fq_cost_ns(&fqs->fc, rq->bytes, rq->flags & FQ_REQ_WRITE);
+	u32 bytes = fq_rq_bytes(rq);
+	u64 ns = fq_cost_ns(&fqs->fc, bytes, rq->flags & FQ_REQ_WRITE);
 
 	if (!ns)
-		ns = (u64)rq->bytes * fqs->quantum_us * 1000 / fqs->quantum_bytes;
+		ns = (u64)bytes * fqs->quantum_us * 1000 / fqs->quantum_bytes;
 	if (ns > 1ull << 40)
 		ns = 1ull << 40;
 	return ns ? ns : 1;
@@ -181,7 +182,7 @@ void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns)
 	fq_list_add_tail(&rq->fifo, &fqs->fifo[fq_rq_fifo(rq)]);
 	fqs->queued++;
 	fqs->st.c.enq_reqs++;
-	fqs->st.c.enq_bytes += rq->bytes;
+	fqs->st.c.enq_bytes += fq_rq_bytes(rq);
 	if (fq_rq_nonidle(rq)) {
 		fqs->nonidle_busy++;
 		fqs->nonidle_seen = true;
@@ -301,12 +302,12 @@ static struct fq_req *fq_req_start(struct fq_sched *fqs, struct fq_req *rq,
 	fqs->inflight++;
 	fqs->depth_full = fqs->inflight >= fqs->depth_now;
 	fqf->c.disp_reqs++;
-	fqf->c.disp_bytes += rq->bytes;
+	fqf->c.disp_bytes += fq_rq_bytes(rq);
 	fqf->c.wait_ns_sum += wait;
 	if (wait > fqf->c.wait_ns_max)
 		fqf->c.wait_ns_max = wait;
 	fqs->st.c.disp_reqs++;
-	fqs->st.c.disp_bytes += rq->bytes;
+	fqs->st.c.disp_bytes += fq_rq_bytes(rq);
 	fqs->st.c.wait_ns_sum += wait;
 	if (wait > fqs->st.c.wait_ns_max)
 		fqs->st.c.wait_ns_max = wait;
@@ -354,23 +355,27 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 		return;
 	/*
 	 * Both models learn only from saturated stretches: the depth was
-	 * full at the last dispatch (fqs->depth_full) and work waits above.  The controller's unit is bytes, not
-	 * modelled device time: the model is fitted from these same
-	 * saturated epochs (device time = wall time), so in its unit every
-	 * saturated depth would show the same throughput.
+	 * full at the last dispatch (fqs->depth_full) and work waits
+	 * above.  The controller's unit is bytes, not modelled device time:
+	 * the model is fitted from these same saturated epochs (device time
+	 * = wall time), so in its unit every saturated depth would show the
+	 * same throughput.  A dataless request (a discard) has no size the
+	 * cost model could use: it is left out of the model and counts as
+	 * fq_rq_bytes() for the controller.
 	 */
 	limited = fqs->depth_full && fqs->queued > 0;
-	fq_cost_complete(&fqs->fc, now_ns, rq->bytes, write, limited);
+	if (!(rq->flags & FQ_REQ_NODATA))
+		fq_cost_complete(&fqs->fc, now_ns, rq->bytes, write, limited);
 	if (!fqs->depth)
 		fqs->depth_now = fq_depth_complete(&fqs->dc, now_ns, svc,
-						   rq->bytes, limited);
+						   fq_rq_bytes(rq), limited);
 	fqf->inflight--;
 	fqs->inflight--;
 	fqf->c.done_reqs++;
-	fqf->c.done_bytes += rq->bytes;
+	fqf->c.done_bytes += fq_rq_bytes(rq);
 	fqf->c.svc_ns_sum += svc;
 	fqs->st.c.done_reqs++;
-	fqs->st.c.done_bytes += rq->bytes;
+	fqs->st.c.done_bytes += fq_rq_bytes(rq);
 	fqs->st.c.svc_ns_sum += svc;
 	if (status) {
 		fqf->c.errors++;

@@ -68,7 +68,24 @@ enum {
 enum {
 	FQ_REQ_WRITE = 1u << 0,	/* data goes to the device */
 	FQ_REQ_SYNC = 1u << 1,	/* someone waits for it: reads, O_DIRECT/fsync writes */
+	/*
+	 * Covers a range but moves no data (discard, write-zeroes, secure
+	 * erase): counted and charged as FQ_NODATA_BYTES, whatever its
+	 * bytes, and never used to learn what moving data costs.
+	 */
+	FQ_REQ_NODATA = 1u << 2,
 };
+
+/*
+ * What a dataless request (FQ_REQ_NODATA) counts as, in bytes: a 4 KiB
+ * write.  Its range says nothing about its cost: on flash and thin
+ * devices a discard is a mapping update, about a small write whatever
+ * its length, and a range of gigabytes charged as bytes would stall its
+ * flow for thousands of turns.  One request of it holds one depth slot
+ * like any other, so a storm of them is bounded by depth and shared by
+ * the round robin.
+ */
+enum { FQ_NODATA_BYTES = 4096 };
 
 struct fq_flow;
 
@@ -89,7 +106,7 @@ struct fq_node {
 struct fq_req {
 	/* set by the caller */
 	u64 sector;		/* start [512-byte sectors] */
-	u32 bytes;		/* length [bytes], > 0 */
+	u32 bytes;		/* length [bytes], > 0 (FQ_REQ_NODATA: the range, not counted) */
 	u32 flags;		/* FQ_REQ_* */
 	u64 key;		/* flow key: tgid, pid, cgroup id or uid */
 	u16 ioprio;		/* FQ_IOPRIO(class, level); 0 = none */
@@ -300,10 +317,43 @@ void fq_sched_stats(struct fq_sched *fqs, struct fq_stats *st);
 
 /*
  * fq_sched_flows - fill up to @max entries of @out with the existing
- * flows, busiest first (most bytes dispatched); returns how many.
+ * flows, busiest first (most bytes dispatched, then lowest key); returns
+ * how many.  It visits the flows that exist, not the pool: its time is
+ * O(flows), whatever max_flows is.
  */
 unsigned int fq_sched_flows(struct fq_sched *fqs, struct fq_flow_info *out,
 			    unsigned int max);
+
+/*
+ * The same list in steps, for a caller that drops its lock between them
+ * (fairq.ko: interrupts stay off for one step, not for every flow):
+ *
+ *	fq_sched_flows_begin(fqs, &w, out, max);	(under the lock)
+ *	while (fq_sched_flows_step(fqs, &w, 256))	(each under the lock)
+ *		;					(lock dropped here)
+ *	w.n entries of out are filled, busiest first.
+ *
+ * Each step visits at most @budget flows and returns true while more
+ * remain.  Every flow that exists for the whole walk is visited once; one
+ * freed meanwhile may be listed as it was, one created meanwhile may be
+ * missed.  One walk at a time per instance: beginning another ends an
+ * earlier one (its next step returns false with what it has).  The
+ * caller must not change max_flows during a walk (fairq.ko holds its
+ * tun_lock across it).
+ */
+struct fq_flows_walk {
+	struct fq_flow_info *out;	/* the caller's array, max entries */
+	unsigned int max;
+	unsigned int n;		/* entries of out filled, busiest first */
+	unsigned int visited;	/* flows visited so far */
+	u32 gen;		/* the walk's stamp (fq_stats.c) */
+	bool done;
+};
+
+void fq_sched_flows_begin(struct fq_sched *fqs, struct fq_flows_walk *w,
+			  struct fq_flow_info *out, unsigned int max);
+bool fq_sched_flows_step(struct fq_sched *fqs, struct fq_flows_walk *w,
+			 unsigned int budget);
 
 /* Bytes one flow costs (for the memory-per-flow figures). */
 size_t fq_sched_flow_size(void);

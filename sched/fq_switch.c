@@ -35,17 +35,20 @@ static void fq_rebuild_reset(struct fq_flow *fqf)
 	fqf->nr_batch = 0;
 }
 
-/* Free every flow; flows with requests in flight become orphans. */
+/*
+ * Free every flow; flows with requests in flight become orphans.  Walks
+ * the flows that exist (fqs->flows), not the pool.
+ */
 static void fq_rebuild_flows(struct fq_sched *fqs)
 {
+	struct fq_node *n, *next;
 	struct fq_flow *fqf;
 	u32 i;
 
 	fqs->antic = NULL;
-	for (i = 0; i < fqs->max_flows; i++) {
-		fqf = &fqs->pool[i];
-		if (fqf->where == FQ_FW_FREE)
-			continue;
+	for (n = fqs->flows.next; n != &fqs->flows; n = next) {
+		next = n->next;		/* fq_flow_free() unlinks n */
+		fqf = fq_entry(n, struct fq_flow, all);
 		fq_rebuild_reset(fqf);
 		if (!fqf->inflight) {
 			fq_flow_free(fqs, fqf);

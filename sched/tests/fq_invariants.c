@@ -176,6 +176,7 @@ int fq_check_invariants(struct fq_sched *fqs)
 {
 	unsigned int i, used = 0, batch = 0, inflight = 0, queued = 0;
 	struct fq_flow *f, *h;
+	struct fq_node *n;
 
 	fq_bad = 0;
 	for (i = 0; i < fqs->max_flows; i++) {
@@ -201,6 +202,16 @@ int fq_check_invariants(struct fq_sched *fqs)
 	for (i = 0, f = fqs->free; f; f = f->hnext, i++)
 		INV(f->where == FQ_FW_FREE);
 	INV(i + used == fqs->max_flows);
+	/* fqs->flows holds exactly the flows taken from the pool */
+	i = 0;
+	for (n = fqs->flows.next; n != &fqs->flows && i <= used; n = n->next) {
+		f = fq_entry(n, struct fq_flow, all);
+		INV(n->next->prev == n);
+		INV(f >= fqs->pool && f < fqs->pool + fqs->max_flows);
+		INV(f->where != FQ_FW_FREE);
+		i++;
+	}
+	INV(i == used);
 	INV(batch == fqs->nr_batch);
 	INV(inflight == fqs->inflight);
 	INV(queued == fqs->queued);

@@ -2206,6 +2206,209 @@ static void t_stats(void)
 }
 
 /*
+ * The flows walk visits the flows that exist, not the pool: with
+ * max_flows 65536 and 3 flows it visits 3, and it lists what the old walk
+ * over every pool slot listed (same order: bytes dispatched, then key).
+ */
+static void old_insert(const struct fq_flow *f, struct fq_flow_info *out,
+		       unsigned int *n, unsigned int max)
+{
+	unsigned int i = *n;
+
+	if (i == max) {
+		if (out[max - 1].c.disp_bytes > f->c.disp_bytes ||
+		    (out[max - 1].c.disp_bytes == f->c.disp_bytes &&
+		     out[max - 1].key < f->key))
+			return;
+		i = max - 1;
+	} else {
+		(*n)++;
+	}
+	while (i > 0 && (out[i - 1].c.disp_bytes < f->c.disp_bytes ||
+			 (out[i - 1].c.disp_bytes == f->c.disp_bytes &&
+			  out[i - 1].key > f->key))) {
+		out[i] = out[i - 1];
+		i--;
+	}
+	out[i].key = f->key;
+	out[i].queued = f->nr_queued + f->nr_batch;
+	out[i].inflight = f->inflight;
+	out[i].c = f->c;
+}
+
+/* The walk as it was: every slot of the pool, then the overflow flow. */
+static unsigned int old_walk(struct fq_sched *s, struct fq_flow_info *out,
+			     unsigned int max)
+{
+	unsigned int n = 0, i;
+
+	for (i = 0; i < s->max_flows; i++)
+		if (s->pool[i].where != FQ_FW_FREE)
+			old_insert(&s->pool[i], out, &n, max);
+	if (s->overflow.c.enq_reqs || s->overflow.inflight)
+		old_insert(&s->overflow, out, &n, max);
+	return n;
+}
+
+static void same_lists(const struct fq_flow_info *a, unsigned int na,
+		       const struct fq_flow_info *b, unsigned int nb)
+{
+	unsigned int i;
+
+	CHECK_EQ(na, nb);
+	for (i = 0; i < na && i < nb; i++) {
+		CHECK_EQ(a[i].key, b[i].key);
+		CHECK_EQ(a[i].queued, b[i].queued);
+		CHECK_EQ(a[i].inflight, b[i].inflight);
+		CHECK_EQ(a[i].c.disp_bytes, b[i].c.disp_bytes);
+		CHECK_EQ(a[i].c.enq_reqs, b[i].c.enq_reqs);
+	}
+}
+
+static void t_flows_walk_existing(void)
+{
+	struct fq_flow_info a[16], b[16];
+	struct fq_flows_walk w;
+	unsigned int n;
+	int i;
+
+	th_new("cfq");
+	th_set("max_flows", "65536");
+	th_set("depth", "4");
+	th_enq(7, 0, 4096, SYNC, 0);
+	th_enq(8, 8, 65536, SYNC, BE(1));
+	th_enq(9, 16, 512, SYNC, 0);
+	th_enq(9, 17, 512, SYNC, 0);
+	for (i = 0; i < 3; i++)
+		th_disp();
+	fq_sched_flows_begin(th.s, &w, a, 16);
+	CHECK(!fq_sched_flows_step(th.s, &w, ~0u));
+	CHECK_EQ(w.visited, 3);
+	CHECK_EQ(w.n, 3);
+	n = old_walk(th.s, b, 16);
+	same_lists(a, w.n, b, n);
+	CHECK_EQ(a[0].key, 8);
+	th_free();
+
+	/* 300 flows of distinct and equal byte counts, the top 16 */
+	th_new("cfq");
+	th_set("max_flows", "65536");
+	th_set("depth", "4096");
+	for (i = 0; i < 300; i++)
+		th_enq((u64)(1000 + i * 7 % 300), (u64)i,
+		       512u * (1 + (u32)i % 37), SYNC, 0);
+	for (i = 0; i < 200; i++)
+		th_disp();
+	n = fq_sched_flows(th.s, a, 16);
+	same_lists(a, n, b, old_walk(th.s, b, 16));
+	CHECK_EQ(n, 16);
+	th_free();
+}
+
+/*
+ * In steps, with the caller's lock dropped between them: flows freed and
+ * created meanwhile.  Every flow that lives through the walk is listed
+ * once; none twice; a later walk ends an earlier one.
+ */
+static void t_flows_walk_steps(void)
+{
+	struct fq_flow_info a[64], b[4];
+	struct fq_flows_walk w, w2;
+	struct fq_req *rq[40];
+	unsigned int i, j, steps = 0;
+	bool seen;
+
+	th_new("cfq");
+	th_set("depth", "64");
+	for (i = 0; i < 40; i++)
+		th_enq(100 + i, i, 4096, SYNC, 0);
+	for (i = 0; i < 40; i++)
+		rq[i] = th_disp();
+	fq_sched_flows_begin(th.s, &w, a, 64);
+	while (fq_sched_flows_step(th.s, &w, 3)) {
+		steps++;
+		/* between steps: one flow goes, a new one comes */
+		if (steps < 10) {
+			th_done(rq[steps * 4], 0);
+			th_enq(500 + steps, 0, 4096, SYNC, 0);
+		}
+		CHECK(steps < 100);
+		if (steps >= 100)
+			break;
+	}
+	CHECK(steps >= 40 / 3);
+	CHECK(w.visited <= 40 + 9);
+	/* each of the 40 - 9 survivors exactly once, no key twice */
+	for (i = 0; i < 40; i++) {
+		bool gone = i % 4 == 0 && i / 4 >= 1 && i / 4 < 10;
+
+		seen = false;
+		for (j = 0; j < w.n; j++)
+			if (a[j].key == 100 + i) {
+				CHECK(!seen);
+				seen = true;
+			}
+		if (!gone)
+			CHECK(seen);
+	}
+	for (i = 0; i < w.n; i++)
+		for (j = i + 1; j < w.n; j++)
+			CHECK(a[i].key != a[j].key);
+	CHECK_EQ(fq_check_invariants(th.s), 0);
+
+	/* a second walk begun ends the first */
+	fq_sched_flows_begin(th.s, &w, a, 64);
+	CHECK(fq_sched_flows_step(th.s, &w, 1));
+	fq_sched_flows_begin(th.s, &w2, b, 4);
+	CHECK(!fq_sched_flows_step(th.s, &w, 1));
+	CHECK_EQ(w.n, 1);
+	while (fq_sched_flows_step(th.s, &w2, 5))
+		;
+	CHECK_EQ(w2.n, 4);
+	th_free();
+}
+
+/*
+ * A dataless request (discard) counts as FQ_NODATA_BYTES whatever its
+ * range: under fairness=bytes a flow of 1 GiB discards and a flow of
+ * 4 KiB writes alternate turns of the same size.  Charged by its range, a
+ * discard would put its flow 2^18 turns in debt (the writer would get
+ * every other slot).
+ */
+static void t_nodata_charge(void)
+{
+	struct fq_stats st;
+	int cnt[2] = { 0, 0 };
+	struct fq_req *rq;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("fairness", "bytes");
+	th_set("quantum_bytes", "16384");
+	for (i = 0; i < 100; i++) {
+		th_enq(1, 1000000 + (u64)i * 2097152, 1u << 30,
+		       FQ_REQ_WRITE | FQ_REQ_NODATA, 0);
+		th_enq(2, (u64)i * 8, 4096, FQ_REQ_WRITE, 0);
+	}
+	for (i = 0; i < 100; i++) {
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		cnt[rq->key - 1]++;
+		th_done(rq, 0);
+	}
+	CHECK(cnt[0] >= 46 && cnt[0] <= 54);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.c.enq_reqs, 200);
+	CHECK_EQ(st.c.enq_bytes, 200 * 4096);
+	CHECK_EQ(st.c.done_bytes, 100 * 4096);
+	CHECK_EQ(st.c.done_reqs, 100);
+	th_free();
+}
+
+/*
  * The cfq flow hash is seeded: two instances with different seeds put the
  * same 64 keys on different chains (unseeded, every key would land on the
  * same chain index in both, so a user could pick keys that share one).
@@ -2391,6 +2594,9 @@ static const struct fq_test_case cases[] = {
 	{ "fair_time_fallback", t_fair_time_fallback },
 	{ "depth_switch_keeps_all", t_depth_switch_keeps_all },
 	{ "stats", t_stats },
+	{ "flows_walk_existing", t_flows_walk_existing },
+	{ "flows_walk_steps", t_flows_walk_steps },
+	{ "nodata_charge", t_nodata_charge },
 	{ "fifo_policy", t_fifo_policy },
 	{ "cfq_hash_seeded", t_cfq_hash_seeded },
 	{ "complete_bad_state", t_complete_bad_state },
