@@ -93,6 +93,10 @@ static void fq_cost_epoch(struct fq_cost *fc, u64 now_ns)
 		cd->s22 += x2[d] * x2[d];
 		cd->s1y += x1[d] * yd;
 		cd->s2y += x2[d] * yd;
+		cd->sn -= cd->sn >> 4;
+		cd->sb -= cd->sb >> 4;
+		cd->sn += fc->n_dir[d];
+		cd->sb += fc->bytes_dir[d];
 		cd->epochs++;
 		fq_cost_refit(cd);
 	}
@@ -137,8 +141,24 @@ u64 fq_cost_ns(const struct fq_cost *fc, u32 bytes, bool write)
 {
 	const struct fq_cost_dir *cd = fq_cost_model(fc, write);
 
+	u64 mean;
+
 	if (!cd)
 		return 0;
+	/*
+	 * Sizes have never varied between epochs (one size, or a scheduler
+	 * serving the sizes in a fixed ratio): b is unknown and a is the
+	 * mean cost.  Charge that mean in proportion to the bytes, around
+	 * the direction's mean request size (x2 / x1 in KiB per 1/X1): one
+	 * size still costs a, and mixed sizes are served in a varying mix,
+	 * which is what lets the fit tell a from b.  Charging every size
+	 * the mean would keep the ratio fixed, and b unknown, for ever.
+	 */
+	if (!cd->sized && cd->sn) {
+		mean = cd->sb / cd->sn;
+		if (mean)
+			return cd->a * 16 * bytes / mean;
+	}
 	/* b is per KiB in 16/1024 ns: per byte that is b / 65536 ns */
 	return cd->a * 16 + cd->b * bytes / 65536;
 }

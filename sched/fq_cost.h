@@ -49,6 +49,7 @@ struct fq_cost_dir {
 	 * x2 = KiB per completion, y = device time per completion [16 ns]
 	 */
 	u64 s11, s12, s22, s1y, s2y;
+	u64 sn, sb;		/* decayed requests and bytes (mean size) */
 	u64 a;			/* per request [16 ns] */
 	u64 b;			/* per KiB [16 ns / 1024] */
 	u32 epochs;		/* epochs in which this direction completed */

@@ -171,6 +171,42 @@ static void t_fixed_mix(void)
 		   true_ns(&t, 1 << 20, 0), 5);
 }
 
+/*
+ * A fixed ratio from the start (4 KiB and 1 MiB alternating, as a
+ * scheduler charging each the same would serve them): b is never fitted,
+ * so the mean cost is charged in proportion to the bytes -- 1 MiB costs
+ * 256 x 4 KiB and the pair still costs what it costs -- and a mix that
+ * then varies lets the fit find a and b.
+ */
+static void t_fixed_mix_unsized(void)
+{
+	static const u32 sizes[] = { 4096, 65536, 1 << 20 };
+	struct truth t = { { 100000, 0 }, { 1000, 0 } };
+	struct fq_cost fc;
+	u64 now = 0, c4, c1m;
+	int i;
+
+	fq_cost_init(&fc);
+	for (i = 0; i < 4000; i++) {
+		u32 b = i % 2 ? 4096 : 1 << 20;
+
+		now += true_ns(&t, b, false);
+		fq_cost_complete(&fc, now, b, false, true);
+	}
+	CHECK(!fc.d[0].sized);
+	c4 = fq_cost_ns(&fc, 4096, false);
+	c1m = fq_cost_ns(&fc, 1 << 20, false);
+	check_near("1 MiB / 4 KiB charge", c1m / (c4 ? c4 : 1), 256, 5);
+	check_near("the pair", c4 + c1m,
+		   true_ns(&t, 4096, 0) + true_ns(&t, 1 << 20, 0), 5);
+	feed(&fc, &t, &now, 3000, sizes, 3, 0, true);
+	CHECK(fc.d[0].sized);
+	check_near("1 MiB once sizes varied", fq_cost_ns(&fc, 1 << 20, false),
+		   true_ns(&t, 1 << 20, 0), 5);
+	check_near("4 KiB once sizes varied", fq_cost_ns(&fc, 4096, false),
+		   true_ns(&t, 4096, 0), 10);
+}
+
 /* Epochs in which the device was not saturated teach nothing. */
 static void t_unsaturated(void)
 {
@@ -215,6 +251,7 @@ static const struct fq_test_case cases[] = {
 	{ "one_size", t_one_size },
 	{ "follows", t_follows },
 	{ "fixed_mix", t_fixed_mix },
+	{ "fixed_mix_unsized", t_fixed_mix_unsized },
 	{ "unsaturated", t_unsaturated },
 	{ "garbage", t_garbage },
 };

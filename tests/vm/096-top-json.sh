@@ -113,8 +113,8 @@ json_totals() {
 }
 
 # at rest every total of the text form equals the JSON's, value and
-# order; each decimal is a JSON number, the rest (policy, classify)
-# strings
+# order; each decimal is a JSON number, the rest (policy, classify, and
+# depth when it is "auto") strings
 test_json_idle() {
 	poll 100 0.1 drained || fatal "fqt did not drain: $(grep -E '^(queued|inflight) ' $SYSFQT/stats | tr '\n' ' ')"
 	fairqctl stats fqt --json >idle.json || fatal "stats --json: exit $?"
@@ -124,8 +124,10 @@ test_json_idle() {
 	diff idle.txt idle.tot >idle.diff ||
 		fatal "stats --json at rest differs from the text stats: $(head -n 6 idle.diff | tr '\n' ' ')"
 	jq -e '.flows == [] and ([.totals | to_entries[] | select((.value | type) == "number")] | length)
-	       == ([.totals | to_entries[] | select(.key != "policy" and .key != "classify")] | length)
-	       and (.totals.policy | type) == "string" and (.totals.classify | type) == "string"' \
+	       == ([.totals | to_entries[] | select(.key != "policy" and .key != "classify"
+	                                           and (.key != "depth" or .value != "auto"))] | length)
+	       and (.totals.policy | type) == "string" and (.totals.classify | type) == "string"
+	       and (.totals.depth == "auto" or (.totals.depth | type) == "number")' \
 		idle.json >/dev/null || fatal "stats --json at rest: types: $(jq -c .totals idle.json)"
 	[ "$(stat_field fqt done_reqs)" -gt 100 ] || fatal "done_reqs $(stat_field fqt done_reqs) at rest"
 	log "stats --json at rest: $(wc -l <idle.tot) totals equal to the text stats ($(grep -E '^(done_reqs|done_bytes) ' idle.txt | tr '\n' ' '))"
