@@ -133,11 +133,13 @@ raw_fio() {
 }
 
 teardown_raw_busy() {
-	local c=$1 pid t0 rc
+	local c=$1 pid t0 rc done0
 	umount $MNT || fatal "cycle $c: umount"
+	# done_reqs counts the whole cycle: wait for fio's own requests
+	done0=$(stat_field $FQ done_reqs)
 	raw_fio "raw$c" 60
 	pid=$!
-	wait_for stat_above $FQ done_reqs 100
+	wait_for stat_above $FQ done_reqs $((done0 + 100))
 	expect_errno EBUSY "echo 0 > $CFS/$FQ/power"
 	t0=$SECONDS
 	rmdir "$CFS/$FQ" || fatal "cycle $c: rmdir under fio"
@@ -148,11 +150,12 @@ teardown_raw_busy() {
 }
 
 teardown_power_race() {
-	local c=$1 pid n=0 out
+	local c=$1 pid n=0 out done0
 	umount $MNT || fatal "cycle $c: umount"
+	done0=$(stat_field $FQ done_reqs)
 	raw_fio "race$c" 2
 	pid=$!
-	wait_for stat_above $FQ done_reqs 50
+	wait_for stat_above $FQ done_reqs $((done0 + 50))
 	until out=$( (echo 0 >"$CFS/$FQ/power") 2>&1); do
 		case $out in
 		*"Device or resource busy"*) ;;
