@@ -92,23 +92,6 @@ test_mounted() {
 	log "mounted: power=0 EBUSY, rmmod refused, rmdir ok, writer failed, umount, rmmod ok"
 }
 
-# racer ORDER...: mkdir/backing/power=1/power=0/rmdir each name, 2 rounds
-racer() {
-	local i d
-	for _ in 1 2; do
-		for i in "$@"; do
-			d=$CFS/fq140-$i
-			{
-				busybox mkdir "$d"
-				printf '%s' "/dev/${NB}_$i" >"$d/backing" &&
-					printf 1 >"$d/power" &&
-					printf 0 >"$d/power"
-				busybox rmdir "$d"
-			} 2>>racer.err
-		done
-	done
-}
-
 test_racers() {
 	local i bad
 	for i in $(seq 0 15); do
@@ -116,9 +99,9 @@ test_racers() {
 		cleanup_push null_blk_destroy ${NB}_"$i"
 	done
 	: >racer.err
-	racer $(seq 0 15) &
+	config_racer fq140 "$NB" 2 $(seq 0 15) &
 	local p1=$!
-	racer $(seq 15 -1 0) &
+	config_racer fq140 "$NB" 2 $(seq 15 -1 0) &
 	local p2=$!
 	wait $p1 $p2
 	bad=$(grep -v -e "File exists" -e "No such file or directory" \

@@ -170,28 +170,13 @@ teardown_power_race() {
 	RACE_TRIES=$n
 }
 
-# racer ORDER...: mkdir/backing/power=1/power=0/rmdir each fq250-N (as 140)
-racer() {
-	local i d
-	for i in "$@"; do
-		d=$CFS/fq250-$i
-		{
-			busybox mkdir "$d"
-			printf '%s' "/dev/${NB}_$i" >"$d/backing" &&
-				printf 1 >"$d/power" &&
-				printf 0 >"$d/power"
-			busybox rmdir "$d"
-		} 2>>racer.err
-	done
-}
-
 # racers CYCLE: two racers over four devices, opposite orders
 racers() {
 	local c=$1 i p1 p2 bad
 	: >racer.err
-	racer 0 1 2 3 &
+	config_racer fq250 "$NB" 1 0 1 2 3 &
 	p1=$!
-	racer 3 2 1 0 &
+	config_racer fq250 "$NB" 1 3 2 1 0 &
 	p2=$!
 	wait $p1 $p2
 	bad=$(grep -v -e "File exists" -e "No such file or directory" \
