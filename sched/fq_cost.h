@@ -71,8 +71,9 @@ void fq_cost_init(struct fq_cost *fc);
 
 /*
  * fq_cost_complete - a request of @bytes (@write or not) completed at
- * @now_ns; @limited as for fq_depth_complete(): the depth was full and
- * work was waiting above.
+ * @now_ns; @limited: the depth was full and work was waiting above (the
+ * device never went short of work during the epoch; stricter than
+ * fq_depth_complete()'s full depth).
  */
 void fq_cost_complete(struct fq_cost *fc, u64 now_ns, u32 bytes, bool write,
 		      bool limited);

@@ -11,13 +11,13 @@
 #define FQ_DEPTH_UNITS_MAX	(1ull << 33)	/* per epoch, so << 30 fits */
 #define FQ_DEPTH_STEP_MAX	(1u << 30)
 
-static void fq_depth_open(struct fq_depth *dc, u64 now_ns)
+static void fq_depth_open(struct fq_depth *dc, u64 now_ns, u64 full_ns)
 {
 	dc->cur.start_ns = now_ns;
 	dc->cur.n = 0;
 	dc->cur.units = 0;
 	dc->cur.lat_sum = 0;
-	dc->cur.limited = 0;
+	dc->cur.full_start = full_ns;
 }
 
 static void fq_depth_set(struct fq_depth *dc, u32 depth)
@@ -178,9 +178,11 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 	struct fq_depth_point p;
 	u64 el = now_ns - dc->cur.start_ns;
 	u64 units = dc->cur.units;
+	u64 full = dc->last_full > dc->cur.full_start ?
+		   dc->last_full - dc->cur.full_start : 0;
 	bool slow;
 
-	if (dc->cur.limited * 4 < dc->cur.n * 3) {
+	if (full * 4 < el * 3) {
 		/* the demand, not the depth, set the pace: nothing learned */
 		dc->idle_epochs++;
 		if (dc->moved) {
@@ -295,7 +297,7 @@ void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max)
 }
 
 u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
-		      bool limited)
+		      u64 full_ns)
 {
 	if (dc->closing && now_ns != dc->last_ns) {
 		/*
@@ -305,11 +307,11 @@ u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
 		dc->closing = false;
 		fq_depth_judge(dc, dc->last_ns);
 		if (!dc->skip)
-			fq_depth_open(dc, dc->last_ns);
+			fq_depth_open(dc, dc->last_ns, dc->last_full);
 	}
 	if (dc->skip) {
 		if (--dc->skip == 0)
-			fq_depth_open(dc, now_ns);
+			fq_depth_open(dc, now_ns, full_ns);
 		return dc->depth;
 	}
 	/* the rest of the burst that opened the epoch belongs before it */
@@ -318,8 +320,8 @@ u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
 	dc->cur.n++;
 	dc->cur.units += units;
 	dc->cur.lat_sum += lat_ns;
-	dc->cur.limited += limited;
 	dc->last_ns = now_ns;
+	dc->last_full = full_ns;
 	if (!dc->closing && now_ns - dc->cur.start_ns >= dc->epoch_ns &&
 	    dc->cur.n >= fq_depth_epoch_n(dc))
 		dc->closing = true;

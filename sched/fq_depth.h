@@ -12,10 +12,21 @@
  *
  * The controller works in epochs (at least epoch_ns and 8 + 2 * depth
  * completions, times 1 + noise / (1/16) on a noisy device).  Only a
- * saturated epoch teaches it anything: one in which most completions
- * found the depth full and work still queued above (otherwise the demand,
- * not the depth, set the throughput, as BQL only grows its limit when the
- * queue ran dry while work was waiting).  From each saturated epoch it
+ * saturated epoch teaches it anything: one during at least 3/4 of which
+ * the depth was full, as many requests in flight as it allows (otherwise
+ * the demand, not the depth, set the throughput, as BQL only grows its
+ * limit when the queue ran dry while work was waiting).  The signal is
+ * time, summed by the caller, not a count of completions that found work
+ * waiting: a throttled virtio disk completes in bursts (QEMU releases ten
+ * at a time), and within a burst only the first completion finds work
+ * waiting above while the depth was full for all but microseconds of the
+ * epoch.  With a demand just above the seed (fio's 32 + one reader at
+ * queue depth 1 against 32) a count never saw a saturated epoch; the
+ * controller stayed at its seed, all 33 queued inside the device and
+ * fairq could order nothing.  A demand equal to the depth is saturated
+ * too: a move down makes work wait above, a move up shows no gain and
+ * is undone.
+ * From each saturated epoch it
  * takes the throughput (caller-defined units per second: bytes, requests
  * or modelled device time) and the mean completion latency, and
  * hill-climbs:
@@ -75,7 +86,7 @@ struct fq_depth_epoch {
 	u64 n;			/* completions */
 	u64 units;		/* caller's work units completed */
 	u64 lat_sum;		/* completion latencies [ns], summed */
-	u64 limited;		/* completions that found the depth full */
+	u64 full_start;		/* caller's full_ns when it opened */
 };
 
 /* A measured epoch, the reference for the next decision. */
@@ -108,6 +119,7 @@ struct fq_depth {
 	u32 skip;		/* completions still belonging to an old depth */
 	bool closing;		/* epoch long enough: ends at the next new time */
 	u64 last_ns;		/* time of the last completion counted */
+	u64 last_full;		/* caller's full_ns at that completion */
 	u32 noise;		/* epoch-to-epoch rate change at one depth [1/1024] */
 	struct fq_depth_point last;	/* the previous epoch judged */
 	u64 lat_min;		/* latency floor: lowest epoch mean [ns], 0 = relearn */
@@ -132,12 +144,12 @@ void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max);
 
 /*
  * fq_depth_complete - one request completed at @now_ns after @lat_ns
- * below (dispatch to completion), worth @units of work (> 0).  @limited:
- * when it completed, the depth was full and requests were waiting above
- * (inflight >= depth && queued > 0, before this completion is counted).
- * Returns the depth to use from now on.
+ * below (dispatch to completion), worth @units of work (> 0).  @full_ns:
+ * how long, summed up to @now_ns since the caller began (never going
+ * down), the depth was full: at least as many requests in flight as the
+ * depth allowed.  Returns the depth to use from now on.
  */
 u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
-		      bool limited);
+		      u64 full_ns);
 
 #endif /* FQ_DEPTH_H */

@@ -294,10 +294,18 @@ struct fq_sched {
 	/*
 	 * The last dispatch found depth_now requests in flight (or left
 	 * them): until a dispatch finds room, completions count as limited
-	 * by the depth even when a burst of them has lowered inflight before
-	 * the caller could refill (fairq.ko refills from a work item)
+	 * by the depth for the cost model even when a burst of them has
+	 * lowered inflight before the caller could refill
 	 */
 	bool depth_full;
+	/*
+	 * How long the depth was full (inflight >= depth_now), summed: the
+	 * adaptive depth's saturation signal (fq_depth.h says why time and
+	 * not completions).  full_on: full since full_since_ns.
+	 */
+	bool full_on;
+	u64 full_since_ns;
+	u64 full_ns;
 	struct fq_depth dc;	/* depth=auto controller */
 	struct fq_cost fc;	/* device time per request, for fairness=time */
 

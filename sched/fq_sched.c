@@ -288,6 +288,21 @@ static struct fq_req *fq_expired(struct fq_sched *fqs, u64 now_ns)
 	return best ? best->head : NULL;
 }
 
+/*
+ * Sum the time the depth was full up to @now_ns, then note whether it is
+ * full from now on.  Called wherever inflight or depth_now changes; a
+ * clock read a little behind the last one (another CPU's) adds nothing.
+ */
+static void fq_full_account(struct fq_sched *fqs, u64 now_ns)
+{
+	if (now_ns > fqs->full_since_ns) {
+		if (fqs->full_on)
+			fqs->full_ns += now_ns - fqs->full_since_ns;
+		fqs->full_since_ns = now_ns;
+	}
+	fqs->full_on = fqs->inflight && fqs->inflight >= fqs->depth_now;
+}
+
 /* @rq leaves the core's queues and goes down. */
 static struct fq_req *fq_req_start(struct fq_sched *fqs, struct fq_req *rq,
 				   u64 now_ns)
@@ -301,6 +316,7 @@ static struct fq_req *fq_req_start(struct fq_sched *fqs, struct fq_req *rq,
 	fqf->inflight++;
 	fqs->inflight++;
 	fqs->depth_full = fqs->inflight >= fqs->depth_now;
+	fq_full_account(fqs, now_ns);
 	fqf->c.disp_reqs++;
 	fqf->c.disp_bytes += fq_rq_bytes(rq);
 	fqf->c.wait_ns_sum += wait;
@@ -354,9 +370,11 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 	if (WARN_ON_ONCE(rq->state != FQ_RS_INFLIGHT || !fqf))
 		return;
 	/*
-	 * Both models learn only from saturated stretches: the depth was
-	 * full at the last dispatch (fqs->depth_full) and work waits
-	 * above.  The controller's unit is bytes, not modelled device time:
+	 * Both models learn only from saturated stretches.  The cost model
+	 * counts completions that found the depth full at the last dispatch
+	 * (fqs->depth_full) and work waiting above; the controller takes
+	 * the time the depth was full (fqs->full_ns: fq_depth.h says why).
+	 * The controller's unit is bytes, not modelled device time:
 	 * the model is fitted from these same saturated epochs (device time
 	 * = wall time), so in its unit every saturated depth would show the
 	 * same throughput.  A dataless request (a discard) has no size the
@@ -366,11 +384,14 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 	limited = fqs->depth_full && fqs->queued > 0;
 	if (!(rq->flags & FQ_REQ_NODATA))
 		fq_cost_complete(&fqs->fc, now_ns, rq->bytes, write, limited);
+	fq_full_account(fqs, now_ns);
 	if (!fqs->depth)
 		fqs->depth_now = fq_depth_complete(&fqs->dc, now_ns, svc,
-						   fq_rq_bytes(rq), limited);
+						   fq_rq_bytes(rq),
+						   fqs->full_ns);
 	fqf->inflight--;
 	fqs->inflight--;
+	fq_full_account(fqs, now_ns);
 	fqf->c.done_reqs++;
 	fqf->c.done_bytes += fq_rq_bytes(rq);
 	fqf->c.svc_ns_sum += svc;
