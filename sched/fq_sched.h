@@ -180,6 +180,8 @@ struct fq_stats {
 	u32 depth_auto;		/* 1: depth is auto */
 	u64 depth_changes;	/* changes the controller made */
 	u64 depth_epochs;	/* saturated epochs it judged */
+	u64 depth_idle_epochs;	/* epochs the demand did not fill the depth */
+	u64 depth_full_ms;	/* time the depth was full, summed [ms] */
 	u64 lat_floor_ns;	/* latency floor it learnt [ns], 0 = none yet */
 	/* the device cost model, [0] reads, [1] writes; all 0 until it exists */
 	u64 cost_a_ns[2];	/* per request [ns] */
@@ -203,15 +205,18 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed);
  * starts its search at the smaller of that and FQ_SCHED_DEPTH_SEED,
  * clamped to [1, depth_max]: a deep seed (virtio's 256) learns its latency
  * floor with the device's queue already full, and its epochs (8 + 2 x
- * depth completions) are long on a slow disk, so the controller would
- * settle deep; from 32 it halves down within a second on a throttled disk
- * and doubles up within a few epochs where depth pays.  Without a call
+ * depth completions) are long on a slow disk: from 32 a 500 IOPS disk
+ * took 1.5-2 s to come down, a cold fairq0 passed 32 requests into the
+ * device's FIFO for that long, and bench W2 measured mostly that.  From
+ * 4 the first epochs take 60 ms there, and where depth pays the climb
+ * doubles its step (4 -> 5 -> 7 -> 11 -> 19 -> 35) with epochs of 5 ms on
+ * a fast device.  Without a call
  * the seed is FQ_SCHED_DEPTH_SEED.  While depth is auto the controller
  * restarts from the seed; a fixed depth is left alone.
  */
 void fq_sched_seed_depth(struct fq_sched *fqs, u32 lower_depth);
 
-enum { FQ_SCHED_DEPTH_SEED = 32 };	/* seed of depth=auto by default */
+enum { FQ_SCHED_DEPTH_SEED = 4 };	/* seed of depth=auto by default */
 
 /*
  * fq_sched_destroy - free the instance.  Requests still queued must have

@@ -1928,8 +1928,9 @@ static void t_depth_full_burst(void)
 }
 
 /*
- * depth=auto seeded at 32 under a demand of 33 (bench W2 on virtio: one
- * reader keeping 32 outstanding, one at queue depth 1) on a throttled
+ * depth=auto started at 32 under a demand of 33 (bench W2 on virtio: one
+ * reader keeping 32 outstanding, one at queue depth 1; 32 was the seed
+ * cap when this went wrong, and auto restarts from a fixed depth) on a throttled
  * device: a FIFO inside, and every 1 ms the throttle releases the next 10
  * requests at once (QEMU's throttle group completes in bursts).  The core
  * refills after each completion of a burst, as the driver does, and each
@@ -1948,7 +1949,9 @@ static void t_depth_auto_demand_at_seed(void)
 	struct fq_req *r;
 
 	th_new_defaults(NULL);
-	fq_sched_seed_depth(th.s, 32);
+	th_set("depth", "32");		/* auto from 32, above the seed cap */
+	th_set("depth", "auto");
+	CHECK_EQ(th.s->depth_now, 32);
 	for (i = 0; i < 33; i++) {
 		rq[i].key = i < 32 ? 1 : 2;
 		rq[i].sector = (u64)i * 4096;
@@ -2016,15 +2019,21 @@ static void t_depth_max_seed(void)
 	CHECK_EQ(th.s->depth_now, FQ_SCHED_DEPTH_SEED);
 	fq_sched_seed_depth(th.s, 0);
 	CHECK_EQ(th.s->depth_now, 1);
-	fq_sched_seed_depth(th.s, 4);
-	CHECK_EQ(th.s->depth_now, 4);
+	fq_sched_seed_depth(th.s, 2);
+	CHECK_EQ(th.s->depth_now, 2);
 	fq_sched_seed_depth(th.s, 64);
 	CHECK_EQ(th.s->depth_now, FQ_SCHED_DEPTH_SEED);
+	th_set("depth", "32");			/* auto again: starts from 32 */
+	th_set("depth", "auto");
+	CHECK_EQ(th.s->depth_now, 32);
 	th_set("depth_max", "8");		/* below the depth: down to it */
 	CHECK_EQ(th.s->depth_now, 8);
 	CHECK_EQ(th.s->dc.depth_max, 8);
 	fq_sched_seed_depth(th.s, 64);
-	CHECK_EQ(th.s->depth_now, 8);
+	CHECK_EQ(th.s->depth_now, FQ_SCHED_DEPTH_SEED < 8 ?
+		 FQ_SCHED_DEPTH_SEED : 8);
+	th_set("depth", "8");
+	th_set("depth", "auto");
 	th_set("depth_max", "16");		/* above: the depth stays */
 	CHECK_EQ(th.s->depth_now, 8);
 	CHECK_EQ(th.s->dc.depth_max, 16);
