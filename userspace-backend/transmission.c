@@ -528,8 +528,11 @@ static void *reader_main(void *arg)
 		reply_flush(c);
 	}
 	conn_drain(c);
-	log_dbg("conn %u: closed (reader paused %lu times for max_queued)",
-		c->id, c->sched_pauses);
+	if (cfg.fair)
+		log_dbg("conn %u: closed (reader paused %lu times for max_queued)",
+			c->id, c->sched_pauses);
+	else
+		log_dbg("conn %u: closed", c->id);
 	close(c->fd);
 	free(c->rbuf);
 	conn_unlink(c);
