@@ -80,7 +80,10 @@ static void dio_extent(struct req *r)
 		    (lo != r->offset || hi != r->offset + r->len);
 }
 
-/* Reader threads: a validated request enters the scheduler. */
+/*
+ * Reader threads: a validated request enters the scheduler (under --fair
+ * it may wait there for the core's max_queued: sched_glue.c).
+ */
 void engine_submit(struct req *r)
 {
 	assert(r->conn && !r->error);

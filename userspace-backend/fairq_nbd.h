@@ -6,6 +6,7 @@
  * Data path, one arrow per file:
  *
  *   conn reader (transmission.c) --glue_enqueue--> sched_glue.c
+ *        (--fair: waits there while the core is over max_queued)
  *   engine thread (aio_backend.c) --glue_dispatch--> devmodel.c gate
  *        --io_submit / sync worker--> completion --> devmodel deadline
  *        --glue_complete--> conn writer (transmission.c) --> reply
@@ -121,6 +122,8 @@ struct conn {
 	bool broken;		/* a reply write failed: discard the rest */
 	bool no_zeroes;		/* client set NBD_FLAG_C_NO_ZEROES */
 	bool asked_block_size;	/* NBD_INFO_BLOCK_SIZE requested (min 1: no limit) */
+	/* reader only (sched_glue.c, under its lock) */
+	unsigned long sched_pauses;	/* waits for the core's max_queued */
 };
 
 /* Device model parameters; 0 means "not limited". */

@@ -7,9 +7,19 @@
  * connection; FLUSH, TRIM and WRITE_ZEROES bypass it in a FIFO that is
  * served first, as fairq.ko passes data-less bios straight down.
  *
+ * Back-pressure (--fair): the core's max_queued bounds what waits in it.
+ * A reader whose request fq_sched_may_queue() refuses (the core is full,
+ * or half full and the connection's flow has its share) waits here on
+ * glue_room, holding that request, before queueing it: it reads nothing
+ * more from its client, so the socket fills and the client's sends block,
+ * and the connection's order is kept.  The engine's dispatch and
+ * completion paths (glue_dispatch, glue_complete) wake it; the writer
+ * keeps sending the connection's replies meanwhile.
+ *
  * Locking: glue_lock around every call into the core and the FIFO, and
  * around nothing else; it is never held across io_submit() or a sleep
- * (the engine calls in, gets a request, unlocks, then submits).
+ * (the engine calls in, gets a request, unlocks, then submits); a paused
+ * reader's pthread_cond_wait() releases it.
  */
 #include <assert.h>
 #include <stdio.h>
@@ -25,6 +35,15 @@ static unsigned int queued;		/* requests waiting, both queues */
 
 #ifdef FAIRQ_NBD_FAIR
 static struct fq_sched *fqs;		/* NULL unless --fair */
+static pthread_cond_t glue_room = PTHREAD_COND_INITIALIZER;
+static unsigned int room_waiters;	/* readers paused on glue_room */
+/* back-pressure figures, logged at exit with -v */
+static struct {
+	unsigned int queued;		/* READ/WRITE waiting in the core */
+	unsigned int queued_peak;	/* most of them at once [requests] */
+	unsigned long pauses;		/* requests a reader waited with */
+	uint64_t paused_ns;		/* time readers waited, summed [ns] */
+} bp;
 
 unsigned long fq_env_warnings;
 
@@ -92,6 +111,33 @@ static int glue_fair_init(const char *policy, unsigned int depth,
 	return 0;
 }
 
+/*
+ * @r may not be queued yet (fq_sched_may_queue()): wait until dispatch or
+ * a completion makes room.  Returns the time it entered the core.
+ */
+static uint64_t glue_wait_room(struct req *r)
+{
+	uint64_t t0 = now_ns(), t;
+
+	bp.pauses++;
+	r->conn->sched_pauses++;
+	room_waiters++;
+	do
+		pthread_cond_wait(&glue_room, &glue_lock);
+	while (!fq_sched_may_queue(fqs, &r->fq));
+	room_waiters--;
+	t = now_ns();
+	bp.paused_ns += t - t0;
+	return t;
+}
+
+/* The core took a request or finished one: paused readers may go on. */
+static void glue_wake_room(void)
+{
+	if (room_waiters)
+		pthread_cond_broadcast(&glue_room);
+}
+
 static bool glue_fair_take(struct req *r, uint64_t now)
 {
 	if (!fqs || (r->type != NBD_CMD_READ && r->type != NBD_CMD_WRITE))
@@ -103,8 +149,12 @@ static bool glue_fair_take(struct req *r, uint64_t now)
 	if (r->flags & NBD_CMD_FLAG_FUA)
 		r->fq.flags |= FQ_REQ_SYNC;
 	r->fq.key = r->conn->id;
+	if (!fq_sched_may_queue(fqs, &r->fq))
+		r->arrive_ns = now = glue_wait_room(r);
 	r->in_sched = true;
 	fq_sched_enqueue(fqs, &r->fq, now);
+	if (++bp.queued > bp.queued_peak)
+		bp.queued_peak = bp.queued;
 	return true;
 }
 
@@ -117,6 +167,9 @@ static struct req *glue_fair_pick(uint64_t now)
 	fq = fq_sched_dispatch(fqs, now);
 	if (!fq)
 		return NULL;
+	assert(bp.queued > 0);
+	bp.queued--;
+	glue_wake_room();
 	return (struct req *)((char *)fq - offsetof(struct req, fq));
 }
 
@@ -124,6 +177,7 @@ static void glue_fair_done(struct req *r, int status, uint64_t now)
 {
 	assert(fqs);
 	fq_sched_complete(fqs, &r->fq, status, now);
+	glue_wake_room();
 }
 
 static uint64_t glue_fair_next(uint64_t now)
@@ -134,9 +188,15 @@ static uint64_t glue_fair_next(uint64_t now)
 void glue_fini(void)
 {
 	struct fq_req *left;
+	char maxq[16] = "?";
 
 	if (!fqs)
 		return;
+	if (fq_sched_get(fqs, "max_queued", maxq, sizeof(maxq)) > 0)
+		maxq[strcspn(maxq, "\n")] = 0;
+	log_dbg("sched: max_queued=%s queued_peak=%u reader_pauses=%lu paused_ms=%llu",
+		maxq, bp.queued_peak, bp.pauses,
+		(unsigned long long)(bp.paused_ns / 1000000));
 	left = fq_sched_drain(fqs);
 
 	/* every connection drained before the engine stopped */

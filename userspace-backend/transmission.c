@@ -442,6 +442,12 @@ static int serve_one(struct conn *c, const unsigned char *h)
 		reply_inline(c, r);
 		return 1;
 	}
+	/*
+	 * Under --fair this may wait for the core's max_queued (back-
+	 * pressure); no reply is held in c->batch then: the fast path that
+	 * fills it is off with --fair.
+	 */
+	assert(!c->nbatch || !cfg.fair);
 	engine_submit(r);
 	return 1;
 }
@@ -522,7 +528,11 @@ static void *reader_main(void *arg)
 		reply_flush(c);
 	}
 	conn_drain(c);
-	log_dbg("conn %u: closed", c->id);
+	if (cfg.fair)
+		log_dbg("conn %u: closed (reader paused %lu times for max_queued)",
+			c->id, c->sched_pauses);
+	else
+		log_dbg("conn %u: closed", c->id);
 	close(c->fd);
 	free(c->rbuf);
 	conn_unlink(c);

@@ -22,11 +22,18 @@ per finding; exit status 0 = all good, 1 = a mismatch or error.
   nbdcheck.py verify URI SEED       read it back, compare
   nbdcheck.py reads URI SECONDS     keep reading and checking a seeded
                                     pattern (written first) for SECONDS
+  nbdcheck.py pipeline URI I MODEL  one connection keeps 128 requests in
+                                    flight over its own 2 MiB region at
+                                    I x 2 MiB: 512 4 KiB writes (every
+                                    7th FUA, a FLUSH after every 64),
+                                    then 512 reads checked by SHA-256;
+                                    the data written is saved to MODEL
   nbdcheck.py abandon SOCKET ROUNDS raw-protocol clients that vanish:
                                     after the greeting, inside an option,
                                     with 64 requests pending and a write
                                     payload cut short
 """
+import hashlib
 import random
 import socket
 import struct
@@ -57,8 +64,9 @@ def pattern(seed, size):
 class Pipe:
     """Up to INFLIGHT commands on handle h; callbacks run on completion."""
 
-    def __init__(self, h):
+    def __init__(self, h, depth=INFLIGHT):
         self.h = h
+        self.depth = depth
         self.pending = {}
         self.peak = 0
 
@@ -72,8 +80,8 @@ class Pipe:
             if done:
                 done()
 
-    def wait_room(self, n=INFLIGHT):
-        while len(self.pending) >= n:
+    def wait_room(self, n=None):
+        while len(self.pending) >= (n or self.depth):
             self.h.poll(-1)
             self._reap()
 
@@ -275,6 +283,51 @@ def cmd_reads(uri, secs):
             % (n, bad[:5]))
 
 
+PIPE_DEPTH = 128        # pipeline: requests in flight per connection
+PIPE_REGION = 2 << 20   # pipeline: bytes per connection
+
+
+def cmd_pipeline(uri, index, model_path):
+    h = connect(uri)
+    base, blk = index * PIPE_REGION, 4096
+    if h.get_size() < base + PIPE_REGION:
+        die("export of %d bytes has no region %d" % (h.get_size(), index))
+    rng = random.Random(100 + index)
+    p = Pipe(h, PIPE_DEPTH)
+    model = bytearray()
+    sums, bad = [], []
+    fua = flushes = 0
+    for i in range(PIPE_REGION // blk):
+        data = bytearray(rng.randbytes(blk))
+        model += data
+        sums.append(hashlib.sha256(data).digest())
+        p.pwrite(data, base + i * blk, nbd.CMD_FLAG_FUA if i % 7 == 0 else 0)
+        fua += i % 7 == 0
+        if i % 64 == 63:
+            p.wait_room()
+            p.add(h.aio_flush())
+            flushes += 1
+    p.drain()
+
+    def check_sum(i):
+        def check(off, got):
+            if hashlib.sha256(got).digest() != sums[i]:
+                bad.append(off)
+        return check
+    for i in range(PIPE_REGION // blk):
+        p.pread(blk, base + i * blk, check_sum(i))
+    p.drain()
+    with open(model_path, "wb") as f:
+        f.write(model)
+    print("pipeline %d: %d writes (%d FUA), %d flushes, %d reads, peak %d "
+          "in flight, %d checksum mismatches"
+          % (index, len(sums), fua, flushes, len(sums), p.peak, len(bad)))
+    if p.peak < PIPE_DEPTH:
+        die("only %d requests were in flight at once" % p.peak)
+    if bad:
+        die("checksum mismatch at offsets %s" % bad[:10])
+
+
 OPT_MAGIC = 0x49484156454F5054
 REP_MAGIC = 0x3e889045565a9
 REQ_MAGIC = 0x25609513
@@ -354,6 +407,8 @@ def main():
             cmd_verify(uri, int(arg))
         elif cmd == "reads":
             cmd_reads(uri, float(arg))
+        elif cmd == "pipeline":
+            cmd_pipeline(uri, int(arg), sys.argv[4])
         elif cmd == "abandon":
             cmd_abandon(uri, int(arg))
         else:
