@@ -21,11 +21,11 @@
 #        (C=2: 5 in one run, 8 in the next); the bound says it found a
 #        small device far below the seed (the simulator's property tests
 #        hold [C, C + 2] where the refill is instant);
-#      - null_blk C = 32 at NSEC32: [16, 4C].  The seed is 32 (the tag
-#        depth, and the cap of every seed); fewer than 32 lose throughput
-#        only while the device, not
-#        the guest's CPU, is the bottleneck, which on a loaded TCG host
-#        it is not always (measured below);
+#      - null_blk C = 32 at NSEC32: [16, 4C].  The seed is 4 (the cap of
+#        every seed, FQ_SCHED_DEPTH_SEED), so the controller must climb;
+#        fewer than 32 lose throughput only while the device, not the
+#        guest's CPU, is the bottleneck, which on a loaded TCG host it is
+#        not always (measured below);
 #      - vdc throttled: [1, 4].  QEMU's throttle serves one request at a
 #        time: a deeper queue only waits inside QEMU.
 #    Every device must also show saturated epochs (depth_epochs > 0).
@@ -38,7 +38,9 @@
 #    Second run (seed cap, depth_full): C=1: 3, C=2: 5, C=4: 8, C=32: 32,
 #    vdc: 2 (32 -> 1 within 2 s, then 1-4).  Third: C=2: 8, C=32: 72
 #    (above C, as the refill slop above explains; the upper bound 4C
-#    says it stopped far below depth_max, 256).
+#    says it stopped far below depth_max, 256).  Fourth (seed 4, the
+#    depth's full time as the saturation signal): C=1: 4 (1 for 10 s,
+#    then 4: the band's edge), C=2: 2, C=4: 4, C=32: 55 (4 -> 34 in 3 s).
 # 2. No bio lost.  On the C = 4 null_blk (memory backed), a verified fio
 #    write (crc32c, read back) while depth goes auto -> 4 -> auto and the
 #    policy cfq -> sfq -> fifo -> cfq, fairness time -> bytes -> time:
