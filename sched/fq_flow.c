@@ -136,8 +136,31 @@ void fq_flow_head_update(struct fq_sched *fqs, struct fq_flow *fqf)
 	if (i == FQ_FIFO_IDLE)
 		return;
 	fqf->head_ns = fqs->now_ns;
+	fqf->head_disp = fqs->dispatches;
 	fq_list_add_tail(&fqf->head_link,
 			 &fqs->heads[i][fq_flow_expire_scale(fqf)]);
+}
+
+/*
+ * A request of @fqf completed at @now_ns: its first queued request, if
+ * any, starts its bounded wait again and goes to the tail of its heads
+ * list.  A flow is not starved while its own request is being served; on
+ * a slow disk one request alone can outlast fifo_expire_sync_ms (a 1 MiB
+ * read at 4 MiB/s: 250 ms), and counted from its dispatch the next one
+ * expired as soon as it completed, every turn (fq_expire_served_others()
+ * in fq_sched.c has the other half).
+ */
+void fq_flow_head_restart(struct fq_sched *fqs, struct fq_flow *fqf,
+			  u64 now_ns)
+{
+	if (!fqf->head || fq_rq_fifo(fqf->head) == FQ_FIFO_IDLE ||
+	    now_ns <= fqf->head_ns)
+		return;
+	fqf->head_ns = now_ns;
+	fqf->head_disp = fqs->dispatches;
+	fq_list_del(&fqf->head_link);
+	fq_list_add_tail(&fqf->head_link,
+			 &fqs->heads[fq_rq_fifo(fqf->head)][fq_flow_expire_scale(fqf)]);
 }
 
 /* Take @fqf off its class's round list or idle list, if on one. */

@@ -149,6 +149,8 @@ enum {
 	FQ_MEM_SLOTS = 64,	/* flow memory (fq_flow.c), a power of two */
 	/* bounded wait: a weight below FQ_WEIGHT_BASE waits up to 2^7 x longer */
 	FQ_EXPIRE_SCALES = 8,
+	/* ... and only after this many requests of others went down */
+	FQ_EXPIRE_MIN_DISPATCHES = 4,
 };
 
 struct fq_flow {
@@ -157,6 +159,7 @@ struct fq_flow {
 	struct fq_node head_link;	/* on fqs->heads[] while its head waits */
 	struct fq_req *head;	/* first queued request, as last filed */
 	u64 head_ns;		/* when ->head became the first [ns] */
+	u64 head_disp;		/* fqs->dispatches then */
 	struct fq_flow *hnext;	/* cfq hash chain / pool free list */
 	struct fq_node all;	/* on fqs->flows while taken from the pool */
 	u32 walk_gen;		/* stamp of the flows walk that last visited it */
@@ -271,6 +274,7 @@ struct fq_sched {
 	u32 queued;		/* requests queued or batched */
 	u32 inflight;		/* requests below */
 	u64 seq;		/* enqueue sequence number */
+	u64 dispatches;		/* requests sent down, ever */
 	struct fq_flow *antic;	/* flow the turn is held for, or NULL */
 	bool antic_blocked;	/* this anticipation has held someone */
 	bool nonidle_seen;	/* nonidle_ns is valid */
@@ -404,6 +408,8 @@ void fq_flow_maybe_release(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flows_reap(struct fq_sched *fqs);
 void fq_flow_head_init(struct fq_flow *fqf);
 void fq_flow_head_update(struct fq_sched *fqs, struct fq_flow *fqf);
+void fq_flow_head_restart(struct fq_sched *fqs, struct fq_flow *fqf,
+			  u64 now_ns);
 u32 fq_flow_expire_scale(const struct fq_flow *fqf);
 void fq_flow_mem_clear(struct fq_sched *fqs);
 
