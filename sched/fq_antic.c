@@ -109,7 +109,7 @@ u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf)
 	    fqf->ttime_ns > cap || fqf->ttime_ns >= fqf->svc_ns)
 		return 0;
 	if (fqf->seq_pct < FQ_SEQ_PCT && fqs->depth_now <
-	    (fq_flow_boosted(fqs, fqf) ? FQ_ANTIC_BOOST_DEPTH : FQ_ANTIC_SEEKY_DEPTH))
+	    (fq_flow_lane(fqs, fqf) ? FQ_ANTIC_BOOST_DEPTH : FQ_ANTIC_SEEKY_DEPTH))
 		return 0;
 	w = 2 * (u64)fqf->ttime_ns + FQ_TTIME_SLACK_NS;
 	return w < cap ? w : cap;

@@ -52,6 +52,8 @@ enum {
 	FQ_BOOST_MAX_BYTES = 128 << 10,	/* a larger request is greedy */
 	FQ_BOOST_BURST = 2,		/* token cap: base turns' credit */
 	FQ_BOOST_GOOD_RUN = 16,		/* fast completions: one slot less */
+	FQ_BOOST_RESERVE_MAX = 2,	/* slots kept for a boosted flow */
+	FQ_BOOST_MAX_SERVED = 2048,	/* requests a boost serves at most */
 };
 
 /* @fqf was just taken from the pool for a key the memory did not know. */
@@ -65,6 +67,7 @@ void fq_boost_new(struct fq_sched *fqs, struct fq_flow *fqf)
 static void fq_boost_stop(struct fq_flow *fqf)
 {
 	fqf->boost_until = 0;
+	fqf->flags &= ~FQ_FF_LANE;
 	fq_list_del(&fqf->boost_link);
 }
 
@@ -90,18 +93,26 @@ void fq_boost_place(struct fq_sched *fqs, struct fq_flow *fqf)
 		fq_list_add_tail(&fqf->boost_link, &fqs->cq[fqf->ci].boost);
 }
 
-/* @fqf of class @cq is served @cost by the rounds. */
-void fq_boost_earn(struct fq_sched *fqs, struct fq_classq *cq,
-		   const struct fq_flow *fqf, s64 cost)
+/*
+ * @fqf of class @cq is served @cost by the rounds (its turn, or an
+ * expired request): another flow's service earns the boosted ones as
+ * much, a boosted flow's spends it like its boosted service does, so that
+ * the two together stay within the others' service (at most FQ_BOOST_BURST
+ * base turns ahead or behind).
+ */
+void fq_boost_account(struct fq_sched *fqs, struct fq_classq *cq,
+		      const struct fq_flow *fqf, s64 cost)
 {
-	s64 cap;
+	s64 cap = FQ_BOOST_BURST * fq_drr_base_allowance(fqs);
 
 	if (fq_flow_boosted(fqs, fqf))
-		return;
-	cap = FQ_BOOST_BURST * fq_drr_base_allowance(fqs);
-	cq->boost_tokens += cost;
+		cq->boost_tokens -= cost;
+	else
+		cq->boost_tokens += cost;
 	if (cq->boost_tokens > cap)
 		cq->boost_tokens = cap;
+	if (cq->boost_tokens < -cap)
+		cq->boost_tokens = -cap;
 }
 
 /* The boosted flow of @cq to serve now, or NULL (none, or no tokens). */
@@ -121,8 +132,14 @@ struct fq_flow *fq_boost_first(struct fq_sched *fqs, struct fq_classq *cq)
 /* @fqf, from fq_boost_first(), is served @cost: the next one's turn. */
 void fq_boost_spend(struct fq_classq *cq, struct fq_flow *fqf, s64 cost)
 {
+	fqf->flags |= FQ_FF_LANE;
 	cq->boost_tokens -= cost;
 	fq_list_del(&fqf->boost_link);
+	if (++fqf->boost_reqs >= FQ_BOOST_MAX_SERVED) {
+		/* the last one it gets: its budget is spent */
+		fqf->boost_until = 0;
+		return;
+	}
 	fq_list_add_tail(&fqf->boost_link, &cq->boost);
 }
 
@@ -159,7 +176,8 @@ void fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 {
 	u64 floor = fqs->boost_svc_floor;
 
-	if (!fq_flow_boosted(fqs, fqf) || !(rq->flags & FQ_REQ_SYNC))
+	if (!fq_flow_lane(fqs, fqf) || !(rq->flags & FQ_REQ_SYNC) ||
+	    fqs->depth_now > FQ_BOOST_HOLD_DEPTH)
 		return;
 	floor += floor / 256;
 	if (!floor || svc_ns < floor)
@@ -169,7 +187,7 @@ void fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 	if (!fqs->depth && fqs->dc.lat_min && fqs->dc.lat_min < floor)
 		floor = fqs->dc.lat_min;
 	if (svc_ns > floor + floor / 2) {
-		if (fqs->boost_reserve + 1 < fqs->depth_now)
+		if (fqs->boost_reserve < FQ_BOOST_RESERVE_MAX)
 			fqs->boost_reserve++;
 		fqs->boost_good = 0;
 	} else if (svc_ns <= floor + floor / 8 &&

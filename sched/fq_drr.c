@@ -351,7 +351,7 @@ void fq_drr_charge(struct fq_sched *fqs, struct fq_flow *fqf,
 
 	if (fqf->round == cq->round)
 		cq->round_work += (u64)cost;
-	fq_boost_earn(fqs, cq, fqf, cost);
+	fq_boost_account(fqs, cq, fqf, cost);
 	fqf->deficit -= cost;
 	if (fqf->deficit > 0)
 		return;
@@ -421,7 +421,7 @@ static void fq_antic_start(struct fq_sched *fqs, struct fq_flow *fqf,
 
 	if (fqs->pol->one_request_turns && fqf->round == round + 1)
 		in_turn = true;
-	if (fq_flow_boosted(fqs, fqf))
+	if (fq_flow_lane(fqs, fqf))
 		in_turn = true;	/* served by the boost, not by its turn */
 	if (!(rq->flags & FQ_REQ_SYNC) || (fqf->flags & FQ_FF_ORPHAN) ||
 	    !in_turn || !fq_antic_window(fqs, fqf))
@@ -489,9 +489,12 @@ static struct fq_req *fq_classq_pick(struct fq_sched *fqs,
 	fq_list_del(&rq->node);
 	fqf->nr_queued--;
 	fq_flow_head_update(fqs, fqf);
-	if (boosted)
+	if (boosted) {
 		fq_boost_spend(cq, fqf, fq_cost(fqs, rq));
-	fq_drr_charge(fqs, fqf, rq);
+	} else {
+		fqf->flags &= ~FQ_FF_LANE;
+		fq_drr_charge(fqs, fqf, rq);
+	}
 	if (!fqf->nr_queued) {
 		fq_flow_unlink(fqs, fqf);
 		fq_antic_start(fqs, fqf, rq);
@@ -532,12 +535,14 @@ static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
 		return false;
 	}
 	if (fqf->inflight || fqf->nr_batch)
-		return fq_flow_boosted(fqs, fqf) && fq_boost_reserved(fqs, fqf);
+		return fq_flow_lane(fqs, fqf) &&
+		       fqs->depth_now <= FQ_BOOST_HOLD_DEPTH &&
+		       fq_boost_reserved(fqs, fqf);
 	if (!fqf->antic_until || now_ns >= fqf->antic_until) {
 		fq_antic_cancel(fqs);
 		return false;
 	}
-	if (fq_flow_boosted(fqs, fqf) ? !fq_boost_reserved(fqs, fqf) :
+	if (fq_flow_lane(fqs, fqf) ? !fq_boost_reserved(fqs, fqf) :
 	    fqs->inflight + fqs->nr_batch + 1 < fqs->depth_now)
 		return false;
 	if (!fqs->antic_blocked) {

@@ -190,6 +190,7 @@ static void fq_flow_mem_save(struct fq_sched *fqs, const struct fq_flow *fqf)
 	*m = (struct fq_flow_mem){ .key = fqf->key, .done_ns = fqf->done_ns,
 				   .deficit = fqf->deficit,
 				   .boost_until = fqf->boost_until,
+				   .boost_reqs = fqf->boost_reqs,
 				   .round = fqf->round,
 				   .ttime_ns = fqf->ttime_ns,
 				   .svc_ns = fqf->svc_ns, .ci = fqf->ci,
@@ -217,6 +218,7 @@ static bool fq_flow_mem_load(struct fq_sched *fqs, struct fq_flow *fqf)
 	fqf->ttime_n = m->ttime_n;
 	fqf->seq_pct = m->seq_pct;
 	fqf->boost_until = m->boost_until;
+	fqf->boost_reqs = m->boost_reqs;
 	m->kind = 0;
 	return true;
 }

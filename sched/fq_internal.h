@@ -117,6 +117,8 @@ enum {
 	FQ_FF_FRESH = 1u << 4,
 	/* came back to the head of the current round: paced (fq_drr.c) */
 	FQ_FF_PACED = 1u << 5,
+	/* its last request went by the boost (fq_boost.c), not its turn */
+	FQ_FF_LANE = 1u << 6,
 	/* in the policy's map: its ->unmap() runs when the flow is freed */
 	FQ_FF_MAPPED = FQ_FF_BUCKET | FQ_FF_HASHED,
 };
@@ -182,6 +184,7 @@ struct fq_flow {
 	u8 last_sync;		/* last request picked was sync */
 	u8 ttime_n;		/* think-time samples, saturating */
 	u8 seq_pct;		/* requests near where the last ended [%], average */
+	u16 boost_reqs;		/* requests served by the boost (fq_boost.c) */
 	struct fq_counts c;	/* per-flow counters */
 };
 
@@ -227,6 +230,7 @@ struct fq_flow_mem {
 	u8 ci;
 	u8 ttime_n;
 	u8 seq_pct;
+	u16 boost_reqs;
 	u8 kind;		/* the flow's FQ_FF_MAPPED bit; 0 = slot empty */
 };
 
@@ -448,8 +452,8 @@ void fq_boost_new(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_boost_check(struct fq_sched *fqs, struct fq_flow *fqf,
 		    const struct fq_req *rq);
 void fq_boost_place(struct fq_sched *fqs, struct fq_flow *fqf);
-void fq_boost_earn(struct fq_sched *fqs, struct fq_classq *cq,
-		   const struct fq_flow *fqf, s64 cost);
+void fq_boost_account(struct fq_sched *fqs, struct fq_classq *cq,
+		      const struct fq_flow *fqf, s64 cost);
 struct fq_flow *fq_boost_first(struct fq_sched *fqs, struct fq_classq *cq);
 void fq_boost_spend(struct fq_classq *cq, struct fq_flow *fqf, s64 cost);
 bool fq_boost_reserved(const struct fq_sched *fqs, const struct fq_flow *fqf);
@@ -462,6 +466,26 @@ static inline bool fq_flow_boosted(const struct fq_sched *fqs,
 {
 	return fqf->boost_until > fqs->now_ns;
 }
+
+/*
+ * Whether @fqf is boosted and its last request went ahead by the boost:
+ * anticipated with its reserve of slots (fq_antic.c, fq_drr.c).  A flow
+ * boosted among boosted flows only (nobody else earns the boost tokens)
+ * is served by its turns and anticipated like any other.
+ */
+static inline bool fq_flow_lane(const struct fq_sched *fqs,
+				const struct fq_flow *fqf)
+{
+	return (fqf->flags & FQ_FF_LANE) && fq_flow_boosted(fqs, fqf);
+}
+
+/*
+ * Up to this depth a boosted flow's anticipation keeps its reserve of
+ * slots while its own request is in flight too (fq_boost.c): a shallow
+ * depth is a device with few servers behind a FIFO, where the next
+ * request would queue behind the others'; a deep one has room.
+ */
+#define FQ_BOOST_HOLD_DEPTH	4
 
 /* fq_antic.c: think time and the anticipation window */
 void fq_antic_enqueue(struct fq_sched *fqs, struct fq_flow *fqf,

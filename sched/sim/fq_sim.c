@@ -1314,9 +1314,7 @@ static void startup_table(struct sim *sm, u64 seed)
 				     .boost_ms = rows[k].boost,
 				     .stop_on_limit = true, .warm_ms = 2500 };
 
-		if (rows[k].adaptive && getenv("SIMDEPTH")) {
-			c.depth = atoi(getenv("SIMDEPTH"));
-		} else if (rows[k].adaptive) {
+		if (rows[k].adaptive) {
 			c.adaptive = true;
 			c.depth = 2;
 			c.depth_max = 256;
@@ -1328,7 +1326,6 @@ static void startup_table(struct sim *sm, u64 seed)
 				(double)(sm->f[0].last_done_ns - sm->f[0].start_ns) / 1e6;
 			if (l) {
 				p99 = pct(&sm->f[0], 0.99) / 1000.0;
-				if (getenv("SIMDBG")) fprintf(stderr, "p50 %.1f p90 %.1f p95 %.1f n %zu\n", pct(&sm->f[0], 0.5)/1000, pct(&sm->f[0], 0.9)/1000, pct(&sm->f[0], 0.95)/1000, sm->f[0].nlat);
 				smbs = 0;
 				for (i = 1; i < sm->nflows; i++)
 					smbs += (double)sm->f[i].completed *
