@@ -418,6 +418,7 @@ static void fq_antic_start(struct fq_sched *fqs, struct fq_flow *fqf,
 {
 	u32 round = fqs->cq[fqf->ci].round;
 	bool in_turn = fqf->round == round && fqf->deficit > 0;
+	struct fq_flow *old;
 
 	if (fqs->pol->one_request_turns && fqf->round == round + 1)
 		in_turn = true;
@@ -426,7 +427,11 @@ static void fq_antic_start(struct fq_sched *fqs, struct fq_flow *fqf,
 	if (!(rq->flags & FQ_REQ_SYNC) || (fqf->flags & FQ_FF_ORPHAN) ||
 	    !in_turn || !fq_antic_window(fqs, fqf))
 		return;
+	old = fqs->antic;
 	fqs->antic = fqf;
+	/* the flow waited for so far, kept on no list for that, may go */
+	if (old && old != fqf)
+		fq_flow_maybe_release(fqs, old);
 	fqs->antic_blocked = false;
 	fqf->antic_until = 0;
 }
