@@ -682,7 +682,12 @@ struct dev_cfg {
 	u32 change_servers;
 	bool trace;		/* record C and the depth every 100 ms */
 	const char *idle_us;	/* NULL: the core's default */
-	const char *boost_ms;	/* NULL: the core's default */
+	/*
+	 * NULL: 0 (the interactive boost off: DEV, DEVCOST and ANTIC are
+	 * about depth, cost and anticipation; their S would be boosted for
+	 * its first 2048 requests); "default": the core's default
+	 */
+	const char *boost_ms;
 	bool stop_on_limit;	/* end when every finite flow is done */
 	u64 warm_ms;		/* measure from here, 0 = the first 10 % */
 };
@@ -817,8 +822,8 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 	fq_sched_set(sm->s, "fairness", c->fairness ? c->fairness : "requests");
 	if (c->idle_us)
 		fq_sched_set(sm->s, "idle_us", c->idle_us);
-	if (c->boost_ms)
-		fq_sched_set(sm->s, "boost_ms", c->boost_ms);
+	if (!c->boost_ms || strcmp(c->boost_ms, "default"))
+		fq_sched_set(sm->s, "boost_ms", c->boost_ms ? c->boost_ms : "0");
 	if (c->adaptive) {
 		char buf[16];
 
@@ -983,7 +988,7 @@ static void dev_alone(struct sim *sm, const struct dev_model *dm, u64 seed,
 
 static void dev_table(struct sim *sm, u64 seed)
 {
-	struct dev_cfg cfg[6] = {
+	struct dev_cfg cfg[7] = {
 		{ .policy = "fifo", .depth = 32 },
 		{ .policy = "cfq", .depth = 32 },
 		{ .policy = "cfq" },
@@ -991,6 +996,8 @@ static void dev_table(struct sim *sm, u64 seed)
 		{ .policy = "cfq", .depth = 32, .adaptive = true, .depth_max = 128 },
 		{ .policy = "cfq", .depth = 32, .adaptive = true, .depth_max = 128,
 		  .fairness = "time" },
+		{ .policy = "cfq", .depth = 32, .adaptive = true, .depth_max = 128,
+		  .fairness = "time", .boost_ms = "default" },
 	};
 	double alone[4], x[4], sum, sq, mn, ref = 0, tot;
 	struct dev_run dr;
@@ -1010,7 +1017,7 @@ static void dev_table(struct sim *sm, u64 seed)
 		       alone[0], alone[1], dm->ms / 1000.0);
 		printf("| scheduler | depth | S MB/s | S p99 us | S x N | worst B x N | Jain of x N | total MB/s | total / fifo 32 |\n");
 		printf("|---|---|---|---|---|---|---|---|---|\n");
-		for (k = 0; k < 6; k++) {
+		for (k = 0; k < 7; k++) {
 			if (k == 3 && dm->c == 1)
 				continue;	/* the row above */
 			cfg[k].secs_ms = dm->ms;
@@ -1031,8 +1038,9 @@ static void dev_table(struct sim *sm, u64 seed)
 			if (k == 0)
 				ref = tot;
 			if (cfg[k].adaptive)
-				snprintf(name, sizeof(name), "adaptive%s %.1f [%u-%u]",
+				snprintf(name, sizeof(name), "adaptive%s%s %.1f [%u-%u]",
 					 cfg[k].fairness ? ", device time" : "",
+					 cfg[k].boost_ms ? ", boost" : "",
 					 (double)dr.depth_sum / (dr.depth_n ? dr.depth_n : 1),
 					 dr.depth_lo, dr.depth_hi);
 			else
@@ -1289,11 +1297,11 @@ static void startup_table(struct sim *sm, u64 seed)
 		const char *policy, *boost;
 		bool key_per_req, adaptive;
 	} rows[] = {
-		{ "fifo", NULL, false, false },
+		{ "fifo", "0", false, false },
 		{ "cfq", "0", false, true },
-		{ "cfq", NULL, false, true },
+		{ "cfq", "default", false, true },
 		{ "cfq", "0", true, true },
-		{ "cfq", NULL, true, true },
+		{ "cfq", "default", true, true },
 	};
 	double ms[2], p99 = 0, smbs = 0;
 	struct dev_run dr;
@@ -1337,7 +1345,7 @@ static void startup_table(struct sim *sm, u64 seed)
 		printf("| %s | %s | %s | %.0f | %.0f | %.2f | %.1f | %.1f | %.1f |\n",
 		       rows[k].key_per_req ? "one key per file" : "one key",
 		       rows[k].policy, rows[k].policy[1] == 'i' ? "-" :
-		       rows[k].boost ? rows[k].boost : "default",
+		       rows[k].boost,
 		       ms[0], ms[1], ms[0] > 0 && ms[1] > 0 ? ms[1] / ms[0] : -1,
 		       p99, smbs,
 		       (double)dr.depth_sum / (dr.depth_n ? dr.depth_n : 1));
