@@ -1781,6 +1781,53 @@ static void t_boost_share(void)
 }
 
 /*
+ * The reserve of slots (depth 3, four deep bulk flows): a boosted reader,
+ * anticipated, leaves the others depth - 1 slots while its request is in
+ * flight; one of its requests taking twice as long as its fastest (it
+ * queued inside the device) makes the others keep out of two, and 16
+ * fast ones in a row give one back.
+ */
+static void t_boost_reserve(void)
+{
+	static const int want[] = { 2, 2, 2, 2, 2, 1, 1, 1 };
+	struct fq_req *s;
+	int r, i, k, others;
+
+	th_new("cfq");
+	th_set("depth", "3");
+	th_set("quantum", "4");
+	for (k = 0; k < 4; k++)
+		for (i = 0; i < 8; i++)
+			th_enq(10 + (u64)k, (1ull << 30) + (u64)(k * 64 + i) * 8,
+			       4096, SYNC, 0);
+	while (th_disp())
+		;
+	/* the reader's sectors sort first in a dispatch batch */
+	for (r = 0; r < 30; r++) {
+		th.now += 100 * US;		/* the reader thinks */
+		s = th_enq(1, (u64)r * 8, 4096, SYNC, 0);
+		for (i = th.nin - 1; i >= 0; i--) {	/* the others complete */
+			struct fq_req *b = th.inflight[i];
+
+			th_done(b, 0);
+			th_enq(b->key, (1ull << 30) + (u64)th.n * 8, 4096,
+			       SYNC, 0);
+		}
+		CHECK(th_disp() == s);		/* by the boost */
+		while (th_disp())
+			;
+		others = th.nin - 1;
+		if (r < (int)ARRAY_SIZE(want))
+			CHECK_EQ(others, want[r]);
+		else if (r == 22)	/* 16 fast ones after the slow one */
+			CHECK_EQ(others, 2);
+		th.now += r == 4 ? 8 * MS : 4 * MS;	/* r == 4 queued */
+		th_done(s, 0);
+	}
+	th_free();
+}
+
+/*
  * Many flows with one request each, completed in dispatch order by a
  * 4-wide device: every flow gets the same service (no phase lock in
  * which a flow is always in flight when a round ends).
@@ -2834,6 +2881,7 @@ static const struct fq_test_case cases[] = {
 	{ "boost_interactive", t_boost_interactive },
 	{ "boost_greedy", t_boost_greedy },
 	{ "boost_share", t_boost_share },
+	{ "boost_reserve", t_boost_reserve },
 	{ "many_single_flows", t_many_single_flows },
 	{ "pool_reclaim", t_pool_reclaim },
 	{ "reap_on_idle", t_reap_on_idle },
