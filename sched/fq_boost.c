@@ -19,21 +19,26 @@
  *
  * What it gets: while boosted and queued (BE class only: RT goes first
  * anyway, IDLE must not), its requests go before the class's rounds,
- * boosted flows in turn, as long as the class's boost tokens are not
- * negative.  A dispatch of any other flow of the class adds its cost to
- * the tokens (at most FQ_BOOST_BURST base turns' worth), a boosted one
- * takes its cost away: boosted flows together get at most as much as the
- * others, i.e. at most half the class's service, plus a burst.  With two
- * flows that is exactly the fair share (W2 keeps its shares); with
- * eleven it is what a one-request-at-a-time reader can use on a
- * two-server disk.  A request served by the boost is not charged to the
- * flow's round robin credit: the boost is a bounded grant, not a loan
- * paid back later (a long-lived reader would otherwise be punished once
- * its boost ends).
+ * boosted flows in turn, as long as the class's boost tokens are
+ * positive.  Service of any other flow of the class adds its cost to the
+ * tokens, service of a boosted flow -- by the boost or by its turns --
+ * takes its cost away (fq_boost_account(); the tokens stay within
+ * FQ_BOOST_BURST base turns' credit either way): boosted flows together
+ * get at most as much as the others, i.e. at most half the class while
+ * the others are busy, plus the burst.  With two flows that is exactly
+ * the fair share (W2 keeps its shares); with eleven it is what a
+ * one-request-at-a-time reader can use on a two-server disk.  When every
+ * busy flow is boosted (W5's thousand QD1 readers) nobody earns tokens
+ * and all are served by their turns.  What the boost serves is not
+ * charged to the flow's turns: a bounded grant, not a loan paid back
+ * later (a long-lived reader would otherwise be punished once its boost
+ * ends).
  *
  * End, whichever comes first:
- *  - boost_ms after it started (wall time): the grant is bounded in time,
- *    and by the token rule in share, so in service too;
+ *  - boost_ms after it started (wall time);
+ *  - FQ_BOOST_MAX_SERVED requests served by the boost (on a fast device
+ *    that is a short time, as BFQ's raising time shrinks with the
+ *    device's rate);
  *  - the flow turns greedy: a request that is async or a write, larger
  *    than FQ_BOOST_MAX_BYTES, or that makes more than FQ_BOOST_MAX_REQS
  *    of its requests outstanding (queued or in flight): a streaming or
@@ -41,9 +46,14 @@
  *    pieces) loses it at its first requests.  A lost boost stays lost,
  *    in the flow memory too.
  *
- * Anticipation (fq_antic.c) waits for a boosted seeky flow from depth 2
- * (others: 4): it keeps the slot its next request will need, so that the
- * request does not queue behind a bulk one inside the device.
+ * Anticipation (fq_antic.c, fq_drr.c) waits for a flow served by the
+ * boost from depth 2, seeky or not (others: 4), and up to
+ * FQ_BOOST_HOLD_DEPTH the other flows keep out of a reserve of slots
+ * while its request is in flight and during its window: its next request
+ * must find a server free, not queue behind bulk requests inside the
+ * device (a depth above the device's concurrency).  The reserve (1 to
+ * FQ_BOOST_RESERVE_MAX) is learnt from the boosted requests' service
+ * times, see fq_boost_complete().
  */
 #include "fq_internal.h"
 
@@ -154,9 +164,9 @@ bool fq_boost_reserved(const struct fq_sched *fqs, const struct fq_flow *fqf)
 		     fqf->nr_batch;
 	u32 r = fqs->boost_reserve;
 
-	if (r + 1 > fqs->depth_now)
-		r = fqs->depth_now > 1 ? fqs->depth_now - 1 : 0;
-	if (!r)
+	if (r >= fqs->depth_now)	/* the others keep one slot */
+		r = fqs->depth_now - 1;
+	if (!r)				/* depth 1: as any anticipation */
 		r = 1;
 	return others + r >= fqs->depth_now;
 }
