@@ -205,7 +205,7 @@ struct fq_classq {
 	struct fq_node later;
 	u32 later_min;		/* the earliest round of a flow on later */
 	u32 round;		/* round number, wraps */
-	/* boosted busy flows (fq_boost.c), served first while tokens >= 0 */
+	/* boosted busy flows (fq_boost.c), served first while tokens > 0 */
 	struct fq_node boost;
 	/* cost the class's other flows were served, less the boosted [units] */
 	s64 boost_tokens;
