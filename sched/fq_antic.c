@@ -34,6 +34,7 @@ enum {
 	FQ_SEEK_SECTORS = 800,		/* farther than this is a seek */
 	FQ_SEQ_PCT = 50,		/* sequential from this share of near */
 	FQ_ANTIC_SEEKY_DEPTH = 4,	/* seeky flows: depth at least this */
+	FQ_ANTIC_BOOST_DEPTH = 2,	/* boosted seeky flows (fq_boost.c) */
 };
 
 /* How far @rq starts from where @fqf's last request ended, as a sample. */
@@ -107,7 +108,8 @@ u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf)
 	if (!cap || fqf->ttime_n < FQ_TTIME_MIN_SAMPLES ||
 	    fqf->ttime_ns > cap || fqf->ttime_ns >= fqf->svc_ns)
 		return 0;
-	if (fqf->seq_pct < FQ_SEQ_PCT && fqs->depth_now < FQ_ANTIC_SEEKY_DEPTH)
+	if (fqf->seq_pct < FQ_SEQ_PCT && fqs->depth_now <
+	    (fq_flow_lane(fqs, fqf) ? FQ_ANTIC_BOOST_DEPTH : FQ_ANTIC_SEEKY_DEPTH))
 		return 0;
 	w = 2 * (u64)fqf->ttime_ns + FQ_TTIME_SLACK_NS;
 	return w < cap ? w : cap;

@@ -91,7 +91,8 @@ static s64 fq_cost(const struct fq_sched *fqs, const struct fq_req *rq)
 	return FQ_WEIGHT_BASE;
 }
 
-static s64 fq_allowance(const struct fq_sched *fqs, const struct fq_flow *fqf)
+/* A turn's credit per unit of weight [cost units]. */
+static u64 fq_quantum(const struct fq_sched *fqs)
 {
 	u64 q;
 
@@ -103,7 +104,18 @@ static s64 fq_allowance(const struct fq_sched *fqs, const struct fq_flow *fqf)
 		q = 1;		/* one request per bucket per round (seed) */
 	else
 		q = fqs->quantum;
-	return (s64)(q * fqf->weight);
+	return q;
+}
+
+static s64 fq_allowance(const struct fq_sched *fqs, const struct fq_flow *fqf)
+{
+	return (s64)(fq_quantum(fqs) * fqf->weight);
+}
+
+/* The credit of a turn at FQ_WEIGHT_BASE [cost units]. */
+s64 fq_drr_base_allowance(const struct fq_sched *fqs)
+{
+	return (s64)(fq_quantum(fqs) * FQ_WEIGHT_BASE);
 }
 
 void fq_classq_init(struct fq_classq *cq)
@@ -114,6 +126,8 @@ void fq_classq_init(struct fq_classq *cq)
 	fq_list_init(&cq->idle[FQ_IDLE_CUR]);
 	fq_list_init(&cq->idle[FQ_IDLE_NEXT]);
 	fq_list_init(&cq->later);
+	fq_list_init(&cq->boost);
+	cq->boost_tokens = 0;
 	cq->nr_busy = 0;
 	cq->wsum = 0;
 	cq->round_work = 0;
@@ -263,6 +277,7 @@ static void fq_drr_place(struct fq_sched *fqs, struct fq_flow *fqf)
 	fqf->where = FQ_FW_BUSY;
 	cq->nr_busy++;
 	cq->wsum += fqf->weight;
+	fq_boost_place(fqs, fqf);
 }
 
 static void fq_drr_set_prio(struct fq_flow *fqf,
@@ -303,6 +318,7 @@ void fq_drr_activate(struct fq_sched *fqs, struct fq_flow *fqf,
 	fq_ioprio_split(rq->ioprio, &ci, &level);
 	prio = fq_ioprio_norm(ci, level);
 	w = fq_rq_weight(rq, level);
+	fq_boost_check(fqs, fqf, rq);
 	if (fqf->where == FQ_FW_BUSY) {
 		if (ci < fqf->ci) {
 			fq_flow_unlink(fqs, fqf);
@@ -335,6 +351,7 @@ void fq_drr_charge(struct fq_sched *fqs, struct fq_flow *fqf,
 
 	if (fqf->round == cq->round)
 		cq->round_work += (u64)cost;
+	fq_boost_account(fqs, cq, fqf, cost);
 	fqf->deficit -= cost;
 	if (fqf->deficit > 0)
 		return;
@@ -401,13 +418,20 @@ static void fq_antic_start(struct fq_sched *fqs, struct fq_flow *fqf,
 {
 	u32 round = fqs->cq[fqf->ci].round;
 	bool in_turn = fqf->round == round && fqf->deficit > 0;
+	struct fq_flow *old;
 
 	if (fqs->pol->one_request_turns && fqf->round == round + 1)
 		in_turn = true;
+	if (fq_flow_lane(fqs, fqf))
+		in_turn = true;	/* served by the boost, not by its turn */
 	if (!(rq->flags & FQ_REQ_SYNC) || (fqf->flags & FQ_FF_ORPHAN) ||
 	    !in_turn || !fq_antic_window(fqs, fqf))
 		return;
+	old = fqs->antic;
 	fqs->antic = fqf;
+	/* the flow waited for so far, kept on no list for that, may go */
+	if (old && old != fqf)
+		fq_flow_maybe_release(fqs, old);
 	fqs->antic_blocked = false;
 	fqf->antic_until = 0;
 }
@@ -444,8 +468,12 @@ static struct fq_req *fq_classq_pick(struct fq_sched *fqs,
 {
 	struct fq_flow *fqf;
 	struct fq_req *rq;
+	bool boosted;
 
-	for (;;) {
+	/* a boosted flow (fq_boost.c) first, else by round and turn */
+	fqf = fq_boost_first(fqs, cq);
+	boosted = fqf != NULL;
+	while (!fqf) {
 		fqs->pick_steps++;
 		if (fq_list_empty(&cq->cur))
 			fq_classq_next_round(fqs, cq);
@@ -460,12 +488,18 @@ static struct fq_req *fq_classq_pick(struct fq_sched *fqs,
 		fq_drr_settle(fqs, fqf);
 		fq_list_del(&fqf->link);
 		fq_drr_queue_ahead(cq, fqf, false);
+		fqf = NULL;
 	}
 	rq = fq_entry(fqf->queue.next, struct fq_req, node);
 	fq_list_del(&rq->node);
 	fqf->nr_queued--;
 	fq_flow_head_update(fqs, fqf);
-	fq_drr_charge(fqs, fqf, rq);
+	if (boosted) {
+		fq_boost_spend(cq, fqf, fq_cost(fqs, rq));
+	} else {
+		fqf->flags &= ~FQ_FF_LANE;
+		fq_drr_charge(fqs, fqf, rq);
+	}
 	if (!fqf->nr_queued) {
 		fq_flow_unlink(fqs, fqf);
 		fq_antic_start(fqs, fqf, rq);
@@ -493,7 +527,9 @@ static void fq_antic_cancel(struct fq_sched *fqs)
  * use the device meanwhile).  After its last completion, for its window:
  * the others may still dispatch while a slot is left for it (BFQ's
  * injection: the waiting flow only ever needs one), and the class is held
- * only when that slot is all there is.
+ * only when that slot is all there is.  A boosted flow (fq_boost.c) keeps
+ * its reserve of slots from the others, while its request is in flight
+ * too: its next request must not queue behind theirs inside the device.
  */
 static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
 {
@@ -504,12 +540,15 @@ static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
 		return false;
 	}
 	if (fqf->inflight || fqf->nr_batch)
-		return false;
+		return fq_flow_lane(fqs, fqf) &&
+		       fqs->depth_now <= FQ_BOOST_HOLD_DEPTH &&
+		       fq_boost_reserved(fqs, fqf);
 	if (!fqf->antic_until || now_ns >= fqf->antic_until) {
 		fq_antic_cancel(fqs);
 		return false;
 	}
-	if (fqs->inflight + fqs->nr_batch + 1 < fqs->depth_now)
+	if (fq_flow_lane(fqs, fqf) ? !fq_boost_reserved(fqs, fqf) :
+	    fqs->inflight + fqs->nr_batch + 1 < fqs->depth_now)
 		return false;
 	if (!fqs->antic_blocked) {
 		fqs->antic_blocked = true;

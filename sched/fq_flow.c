@@ -168,6 +168,7 @@ void fq_flow_unlink(struct fq_sched *fqs, struct fq_flow *fqf)
 {
 	if (fqf->where == FQ_FW_BUSY) {
 		fq_list_del(&fqf->link);
+		fq_list_del(&fqf->boost_link);
 		fqs->cq[fqf->ci].nr_busy--;
 		fqs->cq[fqf->ci].wsum -= fqf->weight;
 	} else if (fqf->where == FQ_FW_IDLE) {
@@ -211,6 +212,8 @@ static void fq_flow_mem_save(struct fq_sched *fqs, const struct fq_flow *fqf)
 	m = fq_flow_mem_slot(fqs, fqf->key);
 	*m = (struct fq_flow_mem){ .key = fqf->key, .done_ns = fqf->done_ns,
 				   .deficit = fqf->deficit,
+				   .boost_until = fqf->boost_until,
+				   .boost_reqs = fqf->boost_reqs,
 				   .round = fqf->round,
 				   .ttime_ns = fqf->ttime_ns,
 				   .svc_ns = fqf->svc_ns, .ci = fqf->ci,
@@ -219,13 +222,16 @@ static void fq_flow_mem_save(struct fq_sched *fqs, const struct fq_flow *fqf)
 				   .kind = fqf->flags & FQ_FF_MAPPED };
 }
 
-/* A new flow of @key (flags @kind) takes what its key left, if anything. */
-static void fq_flow_mem_load(struct fq_sched *fqs, struct fq_flow *fqf)
+/*
+ * A new flow of @key (flags @kind) takes what its key left, if anything;
+ * false if the key left nothing.
+ */
+static bool fq_flow_mem_load(struct fq_sched *fqs, struct fq_flow *fqf)
 {
 	struct fq_flow_mem *m = fq_flow_mem_slot(fqs, fqf->key);
 
 	if (m->kind != (fqf->flags & FQ_FF_MAPPED) || m->key != fqf->key)
-		return;
+		return false;
 	fqf->ci = m->ci;
 	fqf->round = m->round;
 	fqf->deficit = m->deficit;
@@ -234,7 +240,10 @@ static void fq_flow_mem_load(struct fq_sched *fqs, struct fq_flow *fqf)
 	fqf->svc_ns = m->svc_ns;
 	fqf->ttime_n = m->ttime_n;
 	fqf->seq_pct = m->seq_pct;
+	fqf->boost_until = m->boost_until;
+	fqf->boost_reqs = m->boost_reqs;
 	m->kind = 0;
+	return true;
 }
 
 /* Forget every flow (a rebuild: keys and cost units may mean other things). */
@@ -304,8 +313,10 @@ struct fq_flow *fq_flow_new(struct fq_sched *fqs, u64 key, u8 flags)
 				 .weight = FQ_WEIGHT_BASE };
 	fq_list_init(&fqf->queue);
 	fq_list_init(&fqf->link);
+	fq_list_init(&fqf->boost_link);
 	fq_flow_head_init(fqf);
-	fq_flow_mem_load(fqs, fqf);
+	if (!fq_flow_mem_load(fqs, fqf))
+		fq_boost_new(fqs, fqf);
 	fq_list_add_tail(&fqf->all, &fqs->flows);
 	fqs->nr_flows++;
 	fqs->st.flow_allocs++;

@@ -117,6 +117,8 @@ enum {
 	FQ_FF_FRESH = 1u << 4,
 	/* came back to the head of the current round: paced (fq_drr.c) */
 	FQ_FF_PACED = 1u << 5,
+	/* its last request went by the boost (fq_boost.c), not its turn */
+	FQ_FF_LANE = 1u << 6,
 	/* in the policy's map: its ->unmap() runs when the flow is freed */
 	FQ_FF_MAPPED = FQ_FF_BUCKET | FQ_FF_HASHED,
 };
@@ -166,6 +168,9 @@ struct fq_flow {
 	u64 key;		/* flow key (sfq: bucket index) */
 	s64 deficit;		/* DRR credit [cost units, see fq_cost()] */
 	u64 antic_until;	/* anticipation deadline [ns], 0 = not set */
+	/* interactive boost (fq_boost.c): ends then [ns]; 0 = none */
+	u64 boost_until;
+	struct fq_node boost_link;	/* on its class's boost list */
 	u64 done_ns;		/* last sync completion that left it idle [ns] */
 	u32 ttime_ns;		/* think time, moving average [ns] (fq_antic.c) */
 	u32 svc_ns;		/* sync service time, moving average [ns] */
@@ -182,6 +187,7 @@ struct fq_flow {
 	u8 last_sync;		/* last request picked was sync */
 	u8 ttime_n;		/* think-time samples, saturating */
 	u8 seq_pct;		/* requests near where the last ended [%], average */
+	u16 boost_reqs;		/* requests served by the boost (fq_boost.c) */
 	struct fq_counts c;	/* per-flow counters */
 };
 
@@ -202,6 +208,10 @@ struct fq_classq {
 	struct fq_node later;
 	u32 later_min;		/* the earliest round of a flow on later */
 	u32 round;		/* round number, wraps */
+	/* boosted busy flows (fq_boost.c), served first while tokens > 0 */
+	struct fq_node boost;
+	/* cost the class's other flows were served, less the boosted [units] */
+	s64 boost_tokens;
 	u32 nr_busy;		/* flows on cur + next + later */
 	u32 wsum;		/* their weights */
 	u64 round_work;		/* cost served in this round's credit */
@@ -215,6 +225,7 @@ struct fq_classq {
 struct fq_flow_mem {
 	u64 key;
 	u64 done_ns;
+	u64 boost_until;
 	s64 deficit;
 	u32 round;
 	u32 ttime_ns;
@@ -222,6 +233,7 @@ struct fq_flow_mem {
 	u8 ci;
 	u8 ttime_n;
 	u8 seq_pct;
+	u16 boost_reqs;
 	u8 kind;		/* the flow's FQ_FF_MAPPED bit; 0 = slot empty */
 };
 
@@ -238,6 +250,7 @@ struct fq_sched {
 	u32 depth;		/* requests in flight below, max; 0 = auto */
 	u32 depth_max;		/* bound of depth=auto */
 	u32 idle_us;		/* anticipation [us], 0 = off */
+	u32 boost_ms;		/* interactive boost of new flows [ms], 0 = off */
 	u32 grace_ms;		/* IDLE class waits this long [ms] */
 	u32 expire_ms[2];	/* fifo_expire_{sync,async}_ms [ms] */
 	u32 max_flows;		/* pool size [flows] */
@@ -277,6 +290,15 @@ struct fq_sched {
 	u64 dispatches;		/* requests sent down, ever */
 	struct fq_flow *antic;	/* flow the turn is held for, or NULL */
 	bool antic_blocked;	/* this anticipation has held someone */
+	/*
+	 * Interactive boost (fq_boost.c): slots kept from the other flows
+	 * while a boosted flow is anticipated, and what teaches it: the
+	 * lowest service time of a boosted request [ns, slowly rising] and
+	 * boosted completions in a row near it.
+	 */
+	u32 boost_reserve;
+	u32 boost_good;
+	u64 boost_svc_floor;
 	bool nonidle_seen;	/* nonidle_ns is valid */
 	u32 nonidle_busy;	/* RT/BE requests queued or in flight */
 	u64 nonidle_ns;		/* last time RT/BE work existed [ns] */
@@ -429,6 +451,47 @@ u64 fq_drr_next_event(struct fq_sched *fqs, u64 now_ns);
 void fq_ioprio_split(u16 ioprio, u32 *ci, u32 *level);
 u32 fq_level_weight(u32 level);
 u32 fq_rq_weight(const struct fq_req *rq, u32 level);
+s64 fq_drr_base_allowance(const struct fq_sched *fqs);
+
+/* fq_boost.c: the interactive boost */
+void fq_boost_new(struct fq_sched *fqs, struct fq_flow *fqf);
+void fq_boost_check(struct fq_sched *fqs, struct fq_flow *fqf,
+		    const struct fq_req *rq);
+void fq_boost_place(struct fq_sched *fqs, struct fq_flow *fqf);
+void fq_boost_account(struct fq_sched *fqs, struct fq_classq *cq,
+		      const struct fq_flow *fqf, s64 cost);
+struct fq_flow *fq_boost_first(struct fq_sched *fqs, struct fq_classq *cq);
+void fq_boost_spend(struct fq_classq *cq, struct fq_flow *fqf, s64 cost);
+bool fq_boost_reserved(const struct fq_sched *fqs, const struct fq_flow *fqf);
+void fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,
+		       const struct fq_req *rq, u64 svc_ns);
+
+/* Whether @fqf is boosted now (fq_boost.c). */
+static inline bool fq_flow_boosted(const struct fq_sched *fqs,
+				   const struct fq_flow *fqf)
+{
+	return fqf->boost_until > fqs->now_ns;
+}
+
+/*
+ * Whether @fqf is boosted and its last request went ahead by the boost:
+ * anticipated with its reserve of slots (fq_antic.c, fq_drr.c).  A flow
+ * boosted among boosted flows only (nobody else earns the boost tokens)
+ * is served by its turns and anticipated like any other.
+ */
+static inline bool fq_flow_lane(const struct fq_sched *fqs,
+				const struct fq_flow *fqf)
+{
+	return (fqf->flags & FQ_FF_LANE) && fq_flow_boosted(fqs, fqf);
+}
+
+/*
+ * Up to this depth a boosted flow's anticipation keeps its reserve of
+ * slots while its own request is in flight too (fq_boost.c): a shallow
+ * depth is a device with few servers behind a FIFO, where the next
+ * request would queue behind the others'; a deep one has room.
+ */
+#define FQ_BOOST_HOLD_DEPTH	4
 
 /* fq_antic.c: think time and the anticipation window */
 void fq_antic_enqueue(struct fq_sched *fqs, struct fq_flow *fqf,

@@ -58,6 +58,7 @@ static void fq_overflow_init(struct fq_sched *fqs)
 				 .weight = FQ_WEIGHT_BASE };
 	fq_list_init(&fqf->queue);
 	fq_list_init(&fqf->link);
+	fq_list_init(&fqf->boost_link);
 	fq_flow_head_init(fqf);
 }
 
@@ -105,6 +106,7 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 	for (i = 0; i < FQ_FIFO_IDLE * FQ_EXPIRE_SCALES; i++)
 		fq_list_init(&fqs->heads[i / FQ_EXPIRE_SCALES][i % FQ_EXPIRE_SCALES]);
 	fq_list_init(&fqs->batch);
+	fqs->boost_reserve = 1;
 	fqs->prng = seed;
 	fqs->hash_key = fq_hash64(seed, 1);
 	for (pp = fq_policies; *pp; pp++)
@@ -428,6 +430,7 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 	fq_antic_complete(fqs, fqf, rq, now_ns);
 	fq_now(fqs, now_ns);
 	fq_flow_head_restart(fqs, fqf, fqs->now_ns);
+	fq_boost_complete(fqs, fqf, rq, svc);
 	fq_flow_maybe_release(fqs, fqf);
 	if (!fqs->queued && !fqs->inflight)
 		fq_flows_reap(fqs);

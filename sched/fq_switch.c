@@ -28,6 +28,7 @@ static void fq_rebuild_detach(struct fq_sched *fqs)
 static void fq_rebuild_reset(struct fq_flow *fqf)
 {
 	fq_list_init(&fqf->link);
+	fq_list_init(&fqf->boost_link);
 	fq_list_init(&fqf->queue);
 	fq_flow_head_init(fqf);
 	fqf->where = FQ_FW_NONE;

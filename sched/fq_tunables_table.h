@@ -77,6 +77,8 @@ FQ_TUNABLE(depth_max, depth_max, FQ_TK_NUMBER, 1, 4096, 256, "requests", "",
 	   "upper bound of depth=auto")
 FQ_TUNABLE(idle_us, idle_us, FQ_TK_NUMBER, 0, 100000, 2000, "us", "", NULL,
 	   "anticipation cap: a sync flow that has just emptied keeps a slot for 2 x its think time when that is below this and its service time, 0 = off")
+FQ_TUNABLE(boost_ms, boost_ms, FQ_TK_NUMBER, 0, 60000, 3000, "ms", "", NULL,
+	   "interactive boost: a new sync flow of the BE class goes ahead of the bulk flows, at most half of the class's service, for this long or until it turns greedy (more than 4 requests outstanding, one above 128 KiB, or async), 0 = off")
 FQ_TUNABLE(idle_grace_ms, grace_ms, FQ_TK_NUMBER, 0, 60000, 200, "ms", "", NULL,
 	   "the IDLE class runs only after this long without other work")
 FQ_TUNABLE(fifo_expire_sync_ms, expire_ms[0], FQ_TK_NUMBER, 1, 60000, 250,

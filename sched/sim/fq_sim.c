@@ -4,7 +4,7 @@
  * print per-flow throughput, latency p50/p99 and Jain's fairness index.
  *
  *   fq_sim [--seed N] [--secs S] [--only W1|W2|W3|W4|W5|COST]
- *   fq_sim [--seed N] --only DEVICES|DEV|DEPTH|DEVCOST|ANTIC
+ *   fq_sim [--seed N] --only DEVICES|DEV|DEPTH|DEVCOST|ANTIC|STARTUP
  *
  * The DEVICES sections (not run by default; SIM-DEVICES.md) put the
  * scheduler in front of the device models of sim_dev.h, where the
@@ -42,6 +42,13 @@ struct sim_flow {
 	bool sequential;	/* device sections: next sector follows the last */
 	u64 next_sector;
 	u64 dev_ns;		/* device sections: service time used [ns] */
+	/* device sections: a finite flow (STARTUP) */
+	u32 limit;		/* requests to issue in all, 0 = no end */
+	u64 start_ns;		/* first request at this time (with limit) */
+	bool key_per_req;	/* each request a new key (a process per file) */
+	bool vary_size;		/* bytes, 2 x bytes, .. 4 x bytes in turn */
+	u32 issued, completed;
+	u64 last_done_ns;
 	/* results, in the measuring window */
 	u64 done_reqs, done_bytes;
 	u64 *lat;		/* latencies [ns] */
@@ -675,6 +682,14 @@ struct dev_cfg {
 	u32 change_servers;
 	bool trace;		/* record C and the depth every 100 ms */
 	const char *idle_us;	/* NULL: the core's default */
+	/*
+	 * NULL: 0 (the interactive boost off: DEV, DEVCOST and ANTIC are
+	 * about depth, cost and anticipation; their S would be boosted for
+	 * its first 2048 requests); "default": the core's default
+	 */
+	const char *boost_ms;
+	bool stop_on_limit;	/* end when every finite flow is done */
+	u64 warm_ms;		/* measure from here, 0 = the first 10 % */
 };
 
 enum { DEV_TRACE = 64 };
@@ -706,10 +721,13 @@ static void dev_issue(struct sim *sm, struct dev_run *dr, int fi)
 	struct sim_flow *f = &sm->f[fi];
 	struct dev_req *r = dr->free;
 
+	if (f->limit && f->issued >= f->limit)
+		return;
 	dr->free = r->next_free;
 	memset(&r->rq, 0, sizeof(r->rq));
-	r->rq.key = f->key;
-	r->rq.bytes = f->bytes;
+	r->rq.key = f->key_per_req ? f->key + ((u64)f->issued << 20) : f->key;
+	r->rq.bytes = f->vary_size ? f->bytes * (1 + f->issued % 4) : f->bytes;
+	f->issued++;
 	r->rq.flags = f->flags;
 	r->rq.ioprio = f->ioprio;
 	if (f->sequential) {
@@ -719,7 +737,7 @@ static void dev_issue(struct sim *sm, struct dev_run *dr, int fi)
 		r->rq.sector = (sim_rand(sm) % (1ull << 30)) & ~7ull;
 	}
 	r->io.sector = r->rq.sector;
-	r->io.bytes = f->bytes;
+	r->io.bytes = r->rq.bytes;
 	r->io.write = f->flags & FQ_REQ_WRITE;
 	r->io.priv = r;
 	r->flow = fi;
@@ -755,6 +773,8 @@ static void dev_done(struct sim *sm, struct dev_run *dr, struct dev_req *r)
 		fq_sched_stats(sm->s, &st);
 		dr->depth = st.depth_now;
 	}
+	f->completed++;
+	f->last_done_ns = sm->now;
 	if (sm->now >= sm->warm_ns) {
 		f->done_reqs++;
 		f->done_bytes += r->io.bytes;
@@ -802,6 +822,8 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 	fq_sched_set(sm->s, "fairness", c->fairness ? c->fairness : "requests");
 	if (c->idle_us)
 		fq_sched_set(sm->s, "idle_us", c->idle_us);
+	if (!c->boost_ms || strcmp(c->boost_ms, "default"))
+		fq_sched_set(sm->s, "boost_ms", c->boost_ms ? c->boost_ms : "0");
 	if (c->adaptive) {
 		char buf[16];
 
@@ -824,11 +846,27 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 		dr->free = &dr->reqs[i];
 	}
 	sim_start_clock(sm, c->secs_ms, seed);
-	for (i = 0; i < sm->nflows; i++)
-		for (j = 0; j < sm->f[i].depth; j++)
-			dev_issue(sm, dr, i);
+	if (c->warm_ms)
+		sm->warm_ns = c->warm_ms * MS;
+	for (i = 0; i < sm->nflows; i++) {
+		sm->f[i].issued = sm->f[i].completed = 0;
+		for (j = 0; j < sm->f[i].depth; j++) {
+			if (sm->f[i].start_ns)
+				ev_push(sm, sm->f[i].start_ns, EV_ARRIVE, NULL, i);
+			else
+				dev_issue(sm, dr, i);
+		}
+	}
 	dev_pump(sm, dr);
 	for (;;) {
+		if (c->stop_on_limit) {
+			for (i = 0; i < sm->nflows; i++)
+				if (sm->f[i].limit &&
+				    sm->f[i].completed < sm->f[i].limit)
+					break;
+			if (i == sm->nflows)
+				break;
+		}
 		tdev = sim_dev_next(&dr->dev);
 		if (sm->nheap && sm->heap[0].t < tdev) {
 			if (sm->heap[0].t > sm->end_ns)
@@ -950,7 +988,7 @@ static void dev_alone(struct sim *sm, const struct dev_model *dm, u64 seed,
 
 static void dev_table(struct sim *sm, u64 seed)
 {
-	struct dev_cfg cfg[6] = {
+	struct dev_cfg cfg[7] = {
 		{ .policy = "fifo", .depth = 32 },
 		{ .policy = "cfq", .depth = 32 },
 		{ .policy = "cfq" },
@@ -958,6 +996,8 @@ static void dev_table(struct sim *sm, u64 seed)
 		{ .policy = "cfq", .depth = 32, .adaptive = true, .depth_max = 128 },
 		{ .policy = "cfq", .depth = 32, .adaptive = true, .depth_max = 128,
 		  .fairness = "time" },
+		{ .policy = "cfq", .depth = 32, .adaptive = true, .depth_max = 128,
+		  .fairness = "time", .boost_ms = "default" },
 	};
 	double alone[4], x[4], sum, sq, mn, ref = 0, tot;
 	struct dev_run dr;
@@ -977,7 +1017,7 @@ static void dev_table(struct sim *sm, u64 seed)
 		       alone[0], alone[1], dm->ms / 1000.0);
 		printf("| scheduler | depth | S MB/s | S p99 us | S x N | worst B x N | Jain of x N | total MB/s | total / fifo 32 |\n");
 		printf("|---|---|---|---|---|---|---|---|---|\n");
-		for (k = 0; k < 6; k++) {
+		for (k = 0; k < 7; k++) {
 			if (k == 3 && dm->c == 1)
 				continue;	/* the row above */
 			cfg[k].secs_ms = dm->ms;
@@ -998,8 +1038,9 @@ static void dev_table(struct sim *sm, u64 seed)
 			if (k == 0)
 				ref = tot;
 			if (cfg[k].adaptive)
-				snprintf(name, sizeof(name), "adaptive%s %.1f [%u-%u]",
+				snprintf(name, sizeof(name), "adaptive%s%s %.1f [%u-%u]",
 					 cfg[k].fairness ? ", device time" : "",
+					 cfg[k].boost_ms ? ", boost" : "",
 					 (double)dr.depth_sum / (dr.depth_n ? dr.depth_n : 1),
 					 dr.depth_lo, dr.depth_hi);
 			else
@@ -1219,6 +1260,98 @@ static void antic_table(struct sim *sm, u64 seed)
 	}
 }
 
+/*
+ * Interactive start-up (issue 16): one sync reader reads STARTUP_FILES
+ * small files (4, 8, 12, 16 KiB in turn, random places), one request at
+ * a time, thinking 100 us between them, alone and while ten sequential
+ * readers stream 128 KiB requests, 8 outstanding each (a 1 MiB psync read
+ * split to the lower device's limit), from 2.5 s before it starts; on a
+ * nullb-lat-like device (2 servers, 4 ms per request whatever its size).
+ * The core at its defaults (depth=auto seeded 2, fairness=time), with the
+ * interactive boost off (boost_ms=0) and on; "one key per file" gives
+ * every request a new key (a process per file, as cat file by file).
+ */
+enum { STARTUP_FILES = 200, STARTUP_STREAMERS = 10 };
+
+static void startup_mix(struct sim *sm, bool loaded, bool key_per_req)
+{
+	int i, n = loaded ? 1 + STARTUP_STREAMERS : 1;
+
+	sim_flows(sm, n);
+	sim_flow(sm, 0, 1, 4096, FQ_REQ_SYNC, 0, 100 * US);
+	sm->f[0].limit = STARTUP_FILES;
+	sm->f[0].start_ns = 2500 * MS;
+	sm->f[0].vary_size = true;
+	sm->f[0].key_per_req = key_per_req;
+	for (i = 1; i < n; i++) {
+		sim_flow(sm, i, 8, 128 << 10, FQ_REQ_SYNC, 0, 0);
+		sm->f[i].sequential = true;
+	}
+}
+
+static void startup_table(struct sim *sm, u64 seed)
+{
+	static const struct sim_dev m = { .kind = SIM_DEV_FIFO, .servers = 2,
+					  .req_ns = 4000000 };
+	static const struct {
+		const char *policy, *boost;
+		bool key_per_req, adaptive;
+	} rows[] = {
+		{ "fifo", "0", false, false },
+		{ "cfq", "0", false, true },
+		{ "cfq", "default", false, true },
+		{ "cfq", "0", true, true },
+		{ "cfq", "default", true, true },
+	};
+	double ms[2], p99 = 0, smbs = 0;
+	struct dev_run dr;
+	char name[128];
+	unsigned int k;
+	int l, i;
+
+	printf("\nSTARTUP: interactive start-up on %s (nullb-lat: 2 in service, 4 ms each); "
+	       "a sync reader reads %d small files (4-16 KiB, random), one request at a time, "
+	       "100 us think time, alone and under %d sequential readers (128 KiB, 8 outstanding "
+	       "each); the core at its defaults (depth=auto seeded 2, fairness=time), fifo at depth 32\n\n",
+	       sim_dev_name(&m, name, sizeof(name)), STARTUP_FILES, STARTUP_STREAMERS);
+	printf("| reader | scheduler | boost_ms | alone ms | loaded ms | loaded / alone | reader p99 ms (loaded) | streamers MB/s (loaded) | mean depth |\n");
+	printf("|---|---|---|---|---|---|---|---|---|\n");
+	for (k = 0; k < sizeof(rows) / sizeof(rows[0]); k++) {
+		struct dev_cfg c = { .policy = rows[k].policy, .depth = 32,
+				     .fairness = "time", .secs_ms = 60000,
+				     .boost_ms = rows[k].boost,
+				     .stop_on_limit = true, .warm_ms = 2500 };
+
+		if (rows[k].adaptive) {
+			c.adaptive = true;
+			c.depth = 2;
+			c.depth_max = 256;
+		}
+		for (l = 0; l < 2; l++) {
+			startup_mix(sm, l, rows[k].key_per_req);
+			dev_run(sm, &dr, &m, &c, seed);
+			ms[l] = sm->f[0].completed < STARTUP_FILES ? -1 :
+				(double)(sm->f[0].last_done_ns - sm->f[0].start_ns) / 1e6;
+			if (l) {
+				p99 = pct(&sm->f[0], 0.99) / 1000.0;
+				smbs = 0;
+				for (i = 1; i < sm->nflows; i++)
+					smbs += (double)sm->f[i].completed *
+						sm->f[i].bytes;
+				smbs = smbs / ((double)sm->now / 1e9) / 1e6;
+			}
+			sim_reset_results(sm);
+		}
+		printf("| %s | %s | %s | %.0f | %.0f | %.2f | %.1f | %.1f | %.1f |\n",
+		       rows[k].key_per_req ? "one key per file" : "one key",
+		       rows[k].policy, rows[k].policy[1] == 'i' ? "-" :
+		       rows[k].boost,
+		       ms[0], ms[1], ms[0] > 0 && ms[1] > 0 ? ms[1] / ms[0] : -1,
+		       p99, smbs,
+		       (double)dr.depth_sum / (dr.depth_n ? dr.depth_n : 1));
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct sim sm = { 0 };
@@ -1236,7 +1369,7 @@ int main(int argc, char **argv)
 	}
 	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "DEV") ||
 		     !strcmp(only, "DEPTH") || !strcmp(only, "DEVCOST") ||
-		     !strcmp(only, "ANTIC")))
+		     !strcmp(only, "ANTIC") || !strcmp(only, "STARTUP")))
 		printf("fq_sim --seed %llu --only %s: device models of sim_dev.h, "
 		       "model and simulated time given per table (first 10%% not measured)\n",
 		       (unsigned long long)seed, only);
@@ -1267,6 +1400,8 @@ int main(int argc, char **argv)
 		devcost_table(&sm, seed);
 	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "ANTIC")))
 		antic_table(&sm, seed);
+	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "STARTUP")))
+		startup_table(&sm, seed);
 	sim_reset_results(&sm);
 	free(sm.f);
 	free(sm.heap);

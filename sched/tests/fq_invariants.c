@@ -108,6 +108,15 @@ static void check_classes(struct fq_sched *fqs)
 			busy++;
 		}
 		INV(busy == cq->nr_busy);
+		/* boosted (fq_boost.c): busy flows of the BE class, queued */
+		i = 0;
+		for (n = cq->boost.next; n != &cq->boost; n = n->next) {
+			f = fq_entry(n, struct fq_flow, boost_link);
+			INV(f->where == FQ_FW_BUSY && f->ci == ci);
+			INV(ci == FQ_CI_BE && f->boost_until && f->nr_queued);
+			i++;
+		}
+		INV(i <= busy);
 		for (i = 0; i < FQ_IDLE_LISTS; i++) {
 			for (n = cq->idle[i].next; n != &cq->idle[i];
 			     n = n->next) {

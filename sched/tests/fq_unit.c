@@ -158,6 +158,7 @@ static void t_create_defaults(void)
 		{ "buckets", "64\n" }, { "perturb_ms", "5000\n" },
 		{ "depth", "auto\n" }, { "depth_max", "256\n" },
 		{ "idle_us", "2000\n" },
+		{ "boost_ms", "3000\n" },
 		{ "idle_grace_ms", "200\n" },
 		{ "fifo_expire_sync_ms", "250\n" },
 		{ "fifo_expire_async_ms", "1000\n" },
@@ -680,6 +681,11 @@ static void drr_two_sizes(const char *policy, const char *fairness,
 	th_new(policy);
 	th_set("depth", "1");
 	th_set("fairness", fairness);
+	/*
+	 * the turns alone: the 4 KiB flow would start boosted (fq_boost.c),
+	 * a grant of up to two turns' worth ahead, 6 % of this short run
+	 */
+	th_set("boost_ms", "0");
 	if (!strcmp(policy, "sfq"))
 		sfq_distinct_keys(k, 2);
 	*b1 = *b2 = 0;
@@ -1478,6 +1484,7 @@ static void t_returning_flow(void)
 	th_set("depth", "1");
 	th_set("quantum", "4");
 	th_set("idle_us", "0");
+	th_set("boost_ms", "0");	/* the rounds alone, see boost_* */
 	for (i = 0; i < 200; i++)
 		th_enq(2, (u64)i, 4096, 0, 0);
 	th_run(2, NULL);
@@ -1678,7 +1685,10 @@ static void t_claim_keeps_turn(void)
 }
 
 
-/* A new flow joins the next round: it does not cut into a turn. */
+/*
+ * A new flow joins the next round: it does not cut into a turn.  (The
+ * rounds alone: a boosted new flow does, see the boost_* cases.)
+ */
 static void t_new_flow_waits_turn(void)
 {
 	u64 keys[8];
@@ -1687,6 +1697,7 @@ static void t_new_flow_waits_turn(void)
 	th_new("cfq");
 	th_set("depth", "1");
 	th_set("quantum", "4");
+	th_set("boost_ms", "0");
 	for (i = 0; i < 8; i++)
 		th_enq(1, (u64)i, 4096, SYNC, 0);
 	CHECK_EQ(th_run(1, keys), 1);
@@ -1700,6 +1711,211 @@ static void t_new_flow_waits_turn(void)
 	CHECK_EQ(keys[3], 2);
 	CHECK_EQ(keys[4], 2);
 	CHECK_EQ(keys[5], 1);
+	th_free();
+}
+
+/* ---- interactive boost (fq_boost.c) ---- */
+
+enum { TB_BULK = 10 };		/* bulk flows: keys 10 .. 10 + TB_BULK - 1 */
+
+/*
+ * Dispatch and complete one request, 1 ms of clock each; a bulk flow
+ * served gets another request queued (they stay 8 deep: greedy, never
+ * boosted).  Returns the key served, 0 if nothing was dispatched.
+ */
+static u64 tb_step(void)
+{
+	struct fq_req *rq = th_disp();
+	u64 key;
+
+	if (!rq)
+		return 0;
+	key = rq->key;
+	th.now += MS;
+	th_done(rq, 0);
+	if (key >= 10 && key < 10 + TB_BULK)
+		th_enq(key, (u64)th.n * 8, 4096, SYNC, 0);
+	return key;
+}
+
+/* @nbulk bulk flows, 8 requests queued each, then @warm dispatches. */
+static void tb_setup(int nbulk, int warm, const char *boost_ms)
+{
+	int k, i;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("quantum", "4");
+	th_set("idle_us", "0");
+	if (boost_ms)
+		th_set("boost_ms", boost_ms);
+	for (k = 0; k < nbulk; k++)
+		for (i = 0; i < 8; i++)
+			th_enq(10 + (u64)k, (u64)(k * 64 + i) * 8, 4096, SYNC, 0);
+	for (i = 0; i < warm; i++)
+		tb_step();
+}
+
+/*
+ * @key reads @n times one 4 KiB sync request and then thinks for three
+ * bulk dispatches: the most dispatches one of its requests waited for
+ * (1 = served by the very next dispatch).  @bytes, @flags: its requests.
+ */
+static int tb_reader(u64 key, int n, u32 bytes, u32 flags)
+{
+	int r, waited, worst = 0;
+
+	for (r = 0; r < n; r++) {
+		th_enq(key, (u64)(key * 1000 + r) * 64, bytes, flags, 0);
+		for (waited = 1; waited < 200 && tb_step() != key; waited++)
+			;
+		worst = waited > worst ? waited : worst;
+		tb_step();
+		tb_step();
+		tb_step();
+	}
+	return worst;
+}
+
+/*
+ * A new one-request-at-a-time reader against ten backlogged flows (quantum
+ * 4, depth 1): boosted, every one of its requests goes at the next
+ * dispatch; without the boost (boost_ms=0) one waits for the others' turns
+ * (a round is 40 requests).  After boost_ms the boost is over.
+ */
+static void t_boost_interactive(void)
+{
+	int worst;
+
+	tb_setup(TB_BULK, 40, NULL);
+	worst = tb_reader(1, 30, 4096, SYNC);
+	CHECK_EQ(worst, 1);
+	th_free();
+
+	tb_setup(TB_BULK, 40, "0");
+	worst = tb_reader(1, 30, 4096, SYNC);
+	CHECK(worst >= 10);
+	th_free();
+
+	/* bounded in time: 50 ms, a dispatch is 1 ms */
+	tb_setup(TB_BULK, 40, "50");
+	CHECK_EQ(tb_reader(1, 10, 4096, SYNC), 1);	/* 40 ms */
+	tb_reader(1, 5, 4096, SYNC);			/* past 50 ms */
+	CHECK(tb_reader(1, 30, 4096, SYNC) >= 10);
+	th_free();
+}
+
+/*
+ * A greedy flow loses its boost for good: more than 4 requests outstanding,
+ * a request above 128 KiB, an async one.  Afterwards it reads one small
+ * request at a time and is not served first any more (a well-behaved new
+ * flow beside it is); a reap of the idle device does not give it back.
+ */
+static void t_boost_greedy(void)
+{
+	int i;
+
+	tb_setup(TB_BULK, 45, NULL);	/* in the middle of a round */
+	for (i = 0; i < 5; i++)		/* 5 outstanding */
+		th_enq(1, (u64)(100 + i) * 8, 4096, SYNC, 0);
+	CHECK(tb_step() != 1);		/* joins the round's tail */
+	th_enq(2, 0, 256 << 10, SYNC, 0);	/* too large */
+	th_enq(3, 0, 4096, 0, 0);		/* async */
+	for (i = 0; i < 100; i++)
+		tb_step();
+	CHECK(tb_reader(1, 30, 4096, SYNC) >= 10);
+	CHECK(tb_reader(2, 30, 4096, SYNC) >= 10);
+	CHECK(tb_reader(3, 30, 4096, SYNC) >= 10);
+	CHECK_EQ(tb_reader(4, 30, 4096, SYNC), 1);	/* control */
+	th_free();
+
+	/* a reap does not give it back: the flow memory keeps the loss */
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("quantum", "4");
+	th_set("idle_us", "0");
+	for (i = 0; i < 5; i++)
+		th_enq(1, (u64)i * 8, 4096, SYNC, 0);
+	CHECK_EQ(th_run(5, NULL), 5);	/* the device is idle: flow 1 reaped */
+	for (i = 0; i < TB_BULK * 8; i++)
+		th_enq(10 + (u64)(i % TB_BULK), (u64)(50 + i) * 8, 4096, SYNC, 0);
+	for (i = 0; i < 45; i++)
+		tb_step();
+	CHECK(tb_reader(1, 30, 4096, SYNC) >= 10);
+	th_free();
+}
+
+/*
+ * What the boost grants is bounded in share: a boosted flow that always
+ * has a request queued (it never thinks, but keeps one outstanding) gets
+ * at most as much as the others together (plus the token cap), against
+ * one bulk flow (its fair half, no more) or ten (half, where its fair
+ * share is an eleventh).
+ */
+static void t_boost_share(void)
+{
+	int nbulk, i, mine;
+
+	for (nbulk = 1; nbulk <= TB_BULK; nbulk += TB_BULK - 1) {
+		tb_setup(nbulk, 4 * nbulk, NULL);
+		mine = 0;
+		th_enq(1, 0, 4096, SYNC, 0);
+		for (i = 0; i < 400; i++) {
+			if (tb_step() == 1) {
+				mine++;
+				th_enq(1, (u64)(i + 1) * 8, 4096, SYNC, 0);
+			}
+		}
+		CHECK(mine <= 200 + 8);
+		CHECK(mine >= 190);
+		th_free();
+	}
+}
+
+/*
+ * The reserve of slots (depth 3, four deep bulk flows): a boosted reader,
+ * anticipated, leaves the others depth - 1 slots while its request is in
+ * flight; one of its requests taking twice as long as its fastest (it
+ * queued inside the device) makes the others keep out of two, and 16
+ * fast ones in a row give one back.
+ */
+static void t_boost_reserve(void)
+{
+	static const int want[] = { 2, 2, 2, 2, 2, 1, 1, 1 };
+	struct fq_req *s;
+	int r, i, k, others;
+
+	th_new("cfq");
+	th_set("depth", "3");
+	th_set("quantum", "4");
+	for (k = 0; k < 4; k++)
+		for (i = 0; i < 8; i++)
+			th_enq(10 + (u64)k, (1ull << 30) + (u64)(k * 64 + i) * 8,
+			       4096, SYNC, 0);
+	while (th_disp())
+		;
+	/* the reader's sectors sort first in a dispatch batch */
+	for (r = 0; r < 30; r++) {
+		th.now += 100 * US;		/* the reader thinks */
+		s = th_enq(1, (u64)r * 8, 4096, SYNC, 0);
+		for (i = th.nin - 1; i >= 0; i--) {	/* the others complete */
+			struct fq_req *b = th.inflight[i];
+
+			th_done(b, 0);
+			th_enq(b->key, (1ull << 30) + (u64)th.n * 8, 4096,
+			       SYNC, 0);
+		}
+		CHECK(th_disp() == s);		/* by the boost */
+		while (th_disp())
+			;
+		others = th.nin - 1;
+		if (r < (int)ARRAY_SIZE(want))
+			CHECK_EQ(others, want[r]);
+		else if (r == 22)	/* 16 fast ones after the slow one */
+			CHECK_EQ(others, 2);
+		th.now += r == 4 ? 8 * MS : 4 * MS;	/* r == 4 queued */
+		th_done(s, 0);
+	}
 	th_free();
 }
 
@@ -2755,6 +2971,10 @@ static const struct fq_test_case cases[] = {
 	{ "debt_survives_reap", t_debt_survives_reap },
 	{ "claim_keeps_turn", t_claim_keeps_turn },
 	{ "new_flow_waits_turn", t_new_flow_waits_turn },
+	{ "boost_interactive", t_boost_interactive },
+	{ "boost_greedy", t_boost_greedy },
+	{ "boost_share", t_boost_share },
+	{ "boost_reserve", t_boost_reserve },
 	{ "many_single_flows", t_many_single_flows },
 	{ "pool_reclaim", t_pool_reclaim },
 	{ "reap_on_idle", t_reap_on_idle },

@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_boost.c - the interactive boost: a new flow that behaves like a
+ * program starting up (synchronous, one or a few small requests at a
+ * time) is served ahead of the bulk flows of its class, within bounds.
+ *
+ * Why: with N flows sharing the disk fairly, a reader that issues one
+ * small request at a time gets its turn every round, but each of its
+ * requests waits for a round of the others.  Cold-reading a few hundred
+ * small files under ten streaming readers then takes about N times as
+ * long as alone (simulator STARTUP: 4.8x at the core's defaults without
+ * the boost).  BFQ answers with weight raising of new and soft real-time
+ * queues; this is the same idea in this core's terms.
+ *
+ * Start: a flow of the cfq policy (one flow per key) created for a key
+ * the flow memory does not know is boosted for boost_ms.  A key the
+ * memory knows takes its boost from there: a flow that lost its boost
+ * does not get it back by being reaped and coming back.
+ *
+ * What it gets: while boosted and queued (BE class only: RT goes first
+ * anyway, IDLE must not), its requests go before the class's rounds,
+ * boosted flows in turn, as long as the class's boost tokens are
+ * positive.  Service of any other flow of the class adds its cost to the
+ * tokens, service of a boosted flow -- by the boost or by its turns --
+ * takes its cost away (fq_boost_account(); the tokens stay within
+ * FQ_BOOST_BURST base turns' credit either way): boosted flows together
+ * get at most as much as the others, i.e. at most half the class while
+ * the others are busy, plus the burst.  With two flows that is exactly
+ * the fair share (W2 keeps its shares); with eleven it is what a
+ * one-request-at-a-time reader can use on a two-server disk.  When every
+ * busy flow is boosted (W5's thousand QD1 readers) nobody earns tokens
+ * and all are served by their turns.  What the boost serves is not
+ * charged to the flow's turns: a bounded grant, not a loan paid back
+ * later (a long-lived reader would otherwise be punished once its boost
+ * ends).
+ *
+ * End, whichever comes first:
+ *  - boost_ms after it started (wall time);
+ *  - FQ_BOOST_MAX_SERVED requests served by the boost (on a fast device
+ *    that is a short time, as BFQ's raising time shrinks with the
+ *    device's rate);
+ *  - the flow turns greedy: a request that is async or a write, larger
+ *    than FQ_BOOST_MAX_BYTES, or that makes more than FQ_BOOST_MAX_REQS
+ *    of its requests outstanding (queued or in flight): a streaming or
+ *    deep reader (W1, W3, W4, a psync 1 MiB reader split into 128 KiB
+ *    pieces) loses it at its first requests.  A lost boost stays lost,
+ *    in the flow memory too.
+ *
+ * Anticipation (fq_antic.c, fq_drr.c) waits for a flow served by the
+ * boost from depth 2, seeky or not (others: 4), and up to
+ * FQ_BOOST_HOLD_DEPTH the other flows keep out of a reserve of slots
+ * while its request is in flight and during its window: its next request
+ * must find a server free, not queue behind bulk requests inside the
+ * device (a depth above the device's concurrency).  The reserve (1 to
+ * FQ_BOOST_RESERVE_MAX) is learnt from the boosted requests' service
+ * times, see fq_boost_complete().
+ */
+#include "fq_internal.h"
+
+enum {
+	FQ_BOOST_MAX_REQS = 4,		/* outstanding: more is greedy */
+	FQ_BOOST_MAX_BYTES = 128 << 10,	/* a larger request is greedy */
+	FQ_BOOST_BURST = 2,		/* token cap: base turns' credit */
+	FQ_BOOST_GOOD_RUN = 16,		/* fast completions: one slot less */
+	FQ_BOOST_RESERVE_MAX = 2,	/* slots kept for a boosted flow */
+	FQ_BOOST_MAX_SERVED = 2048,	/* requests a boost serves at most */
+};
+
+/* @fqf was just taken from the pool for a key the memory did not know. */
+void fq_boost_new(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	if (!fqs->boost_ms || !(fqf->flags & FQ_FF_HASHED))
+		return;
+	fqf->boost_until = fqs->now_ns + (u64)fqs->boost_ms * 1000000;
+}
+
+static void fq_boost_stop(struct fq_flow *fqf)
+{
+	fqf->boost_until = 0;
+	fqf->flags &= ~FQ_FF_LANE;
+	fq_list_del(&fqf->boost_link);
+}
+
+/*
+ * @rq was just queued on @fqf (counted in nr_queued): end the boost if it
+ * is over or the flow turned greedy.
+ */
+void fq_boost_check(struct fq_sched *fqs, struct fq_flow *fqf,
+		    const struct fq_req *rq)
+{
+	if (!fqf->boost_until)
+		return;
+	if (!fq_flow_boosted(fqs, fqf) || !(rq->flags & FQ_REQ_SYNC) ||
+	    (rq->flags & FQ_REQ_WRITE) || rq->bytes > FQ_BOOST_MAX_BYTES ||
+	    fqf->nr_queued + fqf->nr_batch + fqf->inflight > FQ_BOOST_MAX_REQS)
+		fq_boost_stop(fqf);
+}
+
+/* @fqf just became busy in its class (fq_drr_place()). */
+void fq_boost_place(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	if (fqf->ci == FQ_CI_BE && fq_flow_boosted(fqs, fqf))
+		fq_list_add_tail(&fqf->boost_link, &fqs->cq[fqf->ci].boost);
+}
+
+/*
+ * @fqf of class @cq is served @cost by the rounds (its turn, or an
+ * expired request): another flow's service earns the boosted ones as
+ * much, a boosted flow's spends it like its boosted service does, so that
+ * the two together stay within the others' service (at most FQ_BOOST_BURST
+ * base turns ahead or behind).
+ */
+void fq_boost_account(struct fq_sched *fqs, struct fq_classq *cq,
+		      const struct fq_flow *fqf, s64 cost)
+{
+	s64 cap = FQ_BOOST_BURST * fq_drr_base_allowance(fqs);
+
+	if (fq_flow_boosted(fqs, fqf))
+		cq->boost_tokens -= cost;
+	else
+		cq->boost_tokens += cost;
+	if (cq->boost_tokens > cap)
+		cq->boost_tokens = cap;
+	if (cq->boost_tokens < -cap)
+		cq->boost_tokens = -cap;
+}
+
+/* The boosted flow of @cq to serve now, or NULL (none, or no tokens). */
+struct fq_flow *fq_boost_first(struct fq_sched *fqs, struct fq_classq *cq)
+{
+	struct fq_flow *fqf;
+
+	while (!fq_list_empty(&cq->boost) && cq->boost_tokens > 0) {
+		fqf = fq_entry(cq->boost.next, struct fq_flow, boost_link);
+		if (fq_flow_boosted(fqs, fqf))
+			return fqf;
+		fq_boost_stop(fqf);	/* its time is up */
+	}
+	return NULL;
+}
+
+/* @fqf, from fq_boost_first(), is served @cost: the next one's turn. */
+void fq_boost_spend(struct fq_classq *cq, struct fq_flow *fqf, s64 cost)
+{
+	fqf->flags |= FQ_FF_LANE;
+	cq->boost_tokens -= cost;
+	fq_list_del(&fqf->boost_link);
+	if (++fqf->boost_reqs >= FQ_BOOST_MAX_SERVED) {
+		/* the last one it gets: its budget is spent */
+		fqf->boost_until = 0;
+		return;
+	}
+	fq_list_add_tail(&fqf->boost_link, &cq->boost);
+}
+
+/*
+ * Whether the others must keep out of the slots reserved for @fqf, the
+ * boosted flow anticipation waits for: they may have depth - reserve in
+ * flight (at least one), never the slots its next request will need.
+ */
+bool fq_boost_reserved(const struct fq_sched *fqs, const struct fq_flow *fqf)
+{
+	u32 others = fqs->inflight - fqf->inflight + fqs->nr_batch -
+		     fqf->nr_batch;
+	u32 r = fqs->boost_reserve;
+
+	if (r >= fqs->depth_now)	/* the others keep one slot */
+		r = fqs->depth_now - 1;
+	if (!r)				/* depth 1: as any anticipation */
+		r = 1;
+	return others + r >= fqs->depth_now;
+}
+
+/*
+ * A request of @fqf completed after @svc_ns below.  A boosted request
+ * that took half as long again as the fastest one seen queued behind
+ * others inside the device: one more slot is reserved (the depth is
+ * above the device's own concurrency).  FQ_BOOST_GOOD_RUN near the
+ * fastest in a row give one back.  The floor rises by 1/256 per sample,
+ * so that it follows a device that got slower; under depth=auto the
+ * controller's latency floor (fq_depth.h) counts too, since at a depth
+ * above the device's concurrency every boosted request may queue.
+ */
+void fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,
+		       const struct fq_req *rq, u64 svc_ns)
+{
+	u64 floor = fqs->boost_svc_floor;
+
+	if (!fq_flow_lane(fqs, fqf) || !(rq->flags & FQ_REQ_SYNC) ||
+	    fqs->depth_now > FQ_BOOST_HOLD_DEPTH)
+		return;
+	floor += floor / 256;
+	if (!floor || svc_ns < floor)
+		floor = svc_ns ? svc_ns : 1;
+	fqs->boost_svc_floor = floor;
+	/* depth=auto knows the device's latency without a queue */
+	if (!fqs->depth && fqs->dc.lat_min && fqs->dc.lat_min < floor)
+		floor = fqs->dc.lat_min;
+	if (svc_ns > floor + floor / 2) {
+		if (fqs->boost_reserve < FQ_BOOST_RESERVE_MAX)
+			fqs->boost_reserve++;
+		fqs->boost_good = 0;
+	} else if (svc_ns <= floor + floor / 8 &&
+		   ++fqs->boost_good >= FQ_BOOST_GOOD_RUN) {
+		if (fqs->boost_reserve > 1)
+			fqs->boost_reserve--;
+		fqs->boost_good = 0;
+	}
+}
