@@ -350,6 +350,20 @@ static void t_unthrottled(void)
  * device, where fairq cannot order it).  With as many servers as
  * requests it must stay at the demand and lose no throughput.
  */
+/*
+ * A loop from seed 32 keeping @demand outstanding: run to @mark_ns, mark,
+ * run to @end_ns.
+ */
+static void demand_run(u32 servers, bool adaptive, u32 demand, u64 mark_ns,
+		       u64 end_ns)
+{
+	loop_new(SIM_DEV_FIFO, servers, 32, 256, adaptive);
+	lp.demand = demand;
+	loop_run(mark_ns);
+	loop_mark();
+	loop_run(end_ns);
+}
+
 static void t_demand_at_seed(void)
 {
 	static const u32 demands[] = { 32, 33 };
@@ -357,23 +371,13 @@ static void t_demand_at_seed(void)
 	u64 fixed;
 
 	for (i = 0; i < ARRAY_SIZE(demands); i++) {
-		loop_new(SIM_DEV_FIFO, 1, 32, 256, true);
-		lp.demand = demands[i];
-		loop_run(2 * S);
-		loop_mark();
-		loop_run(4 * S);
+		demand_run(1, true, demands[i], 2 * S, 4 * S);
 		report("demand at seed", 1);
 		CHECK(lp.dmax <= 3);
 
-		loop_new(SIM_DEV_FIFO, 100000, 32, 256, false);
-		lp.demand = demands[i];
-		loop_run(2 * S);
+		demand_run(100000, false, demands[i], 0, 2 * S);
 		fixed = lp.done;
-		loop_new(SIM_DEV_FIFO, 100000, 32, 256, true);
-		lp.demand = demands[i];
-		loop_run(1 * S);
-		loop_mark();
-		loop_run(3 * S);
+		demand_run(100000, true, demands[i], 1 * S, 3 * S);
 		report("demand at seed, unthrottled", 100000);
 		CHECK(lp.dc.depth >= 32);
 		CHECK(lp.done * 100 >= fixed * 97);
