@@ -111,6 +111,8 @@ static int fairq_emit_totals(char *buf, struct fairq_dev *fd, const struct fq_st
 	at += sysfs_emit_at(buf, at, "done_bytes %llu\n", c->done_bytes);
 	at += sysfs_emit_at(buf, at, "errors %llu\n", c->errors);
 	at += sysfs_emit_at(buf, at, "expired %llu\n", c->expired);
+	at += sysfs_emit_at(buf, at, "expire_deferred %llu\n",
+			    st->expire_deferred);
 	at += sysfs_emit_at(buf, at, "wait_ns_sum %llu\n", c->wait_ns_sum);
 	at += sysfs_emit_at(buf, at, "wait_ns_max %llu\n", c->wait_ns_max);
 	at += sysfs_emit_at(buf, at, "svc_ns_sum %llu\n", c->svc_ns_sum);

@@ -64,6 +64,7 @@ const struct fq_policy fq_cfq_policy = {
 	.find = fq_cfq_find,
 	.activate = fq_drr_activate,
 	.expire = fq_drr_charge,
+	.owed = fq_drr_owed,
 	.pick = fq_drr_pick,
 	.next_event = fq_drr_next_event,
 };

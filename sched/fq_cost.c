@@ -4,8 +4,11 @@
  *
  * Units inside: x1 = a direction's share of an epoch's completions in
  * 1/64ths (0..64), x2 = its KiB per completion (0..4096), y = device time
- * per completion in 16 ns (0..2^21, 33 ms).  With sums decaying to at
- * most 16 epochs' worth, every product below stays under 2^60.
+ * per completion in 16 ns (0..2^25, 537 ms: a 1 MiB read at 4 MiB/s is
+ * 250 ms, and a clamp there once bent the fit for 25 s).  With sums
+ * decaying to at most 16 epochs' worth (s11 < 2^16, s12 < 2^22,
+ * s22 < 2^28, s1y < 2^35, s2y < 2^41), every product below stays under
+ * 2^58.
  * Divisions are of u64/s64 values by u64 values; fairq.ko is built for
  * 64-bit kernels only (a 32-bit build would need div64_u64()).
  */
@@ -13,7 +16,7 @@
 
 #define FQ_COST_X1		64ull		/* x1 of a whole epoch */
 #define FQ_COST_X2_MAX		4096ull		/* KiB per completion */
-#define FQ_COST_Y_MAX		(1ull << 21)	/* 16 ns units per completion */
+#define FQ_COST_Y_MAX		(1ull << 25)	/* 16 ns units per completion */
 
 void fq_cost_init(struct fq_cost *fc)
 {
@@ -28,7 +31,7 @@ static u64 fq_cost_scale(u64 num, u64 den, u64 mul)
 
 static void fq_cost_refit(struct fq_cost_dir *cd)
 {
-	s64 det, na, nb;
+	s64 det, nb;
 	u64 by;
 
 	det = (s64)(cd->s11 * cd->s22) - (s64)(cd->s12 * cd->s12);
@@ -45,11 +48,17 @@ static void fq_cost_refit(struct fq_cost_dir *cd)
 			fq_cost_scale(cd->s1y - by, cd->s11, FQ_COST_X1) : 0;
 		return;
 	}
-	na = (s64)(cd->s22 * cd->s1y) - (s64)(cd->s12 * cd->s2y);
+	/*
+	 * b from Cramer's rule, then a from the first normal equation
+	 * (a s11 + b s12 = s1y): Cramer's numerator for a, s22 * s1y, would
+	 * not fit 64 bits at a slow disk's per-completion times.
+	 */
 	nb = (s64)(cd->s11 * cd->s2y) - (s64)(cd->s12 * cd->s1y);
 	cd->sized = true;
-	cd->a = na > 0 ? fq_cost_scale((u64)na, (u64)det, FQ_COST_X1) : 0;
 	cd->b = nb > 0 ? fq_cost_scale((u64)nb, (u64)det, 1024) : 0;
+	by = cd->b * cd->s12 / 1024;
+	cd->a = cd->s1y > by ?
+		fq_cost_scale(cd->s1y - by, cd->s11, FQ_COST_X1) : 0;
 }
 
 /* The device time [16 ns per completion] @cd predicts for x1, x2. */

@@ -29,7 +29,7 @@
  * borrows the other's model.
  *
  * Integer arithmetic only, 64-bit: the regressors are per completion and
- * clamped (mix in 1/64ths, at most 4 MiB and 32 ms per completion) so
+ * clamped (mix in 1/64ths, at most 4 MiB and 537 ms per completion) so
  * that every product of sums fits.  No locking: the caller serialises.
  */
 #ifndef FQ_COST_H

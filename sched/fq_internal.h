@@ -153,6 +153,8 @@ enum {
 	FQ_EXPIRE_SCALES = 8,
 	/* ... and only after this many requests of others went down */
 	FQ_EXPIRE_MIN_DISPATCHES = 4,
+	/* heads of flows ahead of their share looked past, per list per call */
+	FQ_EXPIRE_RESTARTS = 4,
 };
 
 struct fq_flow {
@@ -388,6 +390,14 @@ struct fq_policy {
 	void (*expire)(struct fq_sched *fqs, struct fq_flow *fqf,
 		       const struct fq_req *rq);
 	/*
+	 * Optional: whether @fqf, whose first request waited its bounded
+	 * wait, is owed service -- has not had its share yet (cfq/sfq: its
+	 * credit is for the current round of its class, not a later one).
+	 * A flow ahead of its share does not expire: its wait starts again.
+	 * NULL: every flow is owed.
+	 */
+	bool (*owed)(const struct fq_sched *fqs, const struct fq_flow *fqf);
+	/*
 	 * The next request to go down, left queued (on its flow or on the
 	 * dispatch batch) for the caller to start, or NULL when nothing may
 	 * go now.  Called with requests queued, fewer than depth in flight
@@ -448,6 +458,7 @@ void fq_drr_charge(struct fq_sched *fqs, struct fq_flow *fqf,
 		   const struct fq_req *rq);
 struct fq_req *fq_drr_pick(struct fq_sched *fqs, u64 now_ns);
 u64 fq_drr_next_event(struct fq_sched *fqs, u64 now_ns);
+bool fq_drr_owed(const struct fq_sched *fqs, const struct fq_flow *fqf);
 void fq_ioprio_split(u16 ioprio, u32 *ci, u32 *level);
 u32 fq_level_weight(u32 level);
 u32 fq_rq_weight(const struct fq_req *rq, u32 level);

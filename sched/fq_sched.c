@@ -14,8 +14,11 @@
  *      (async), whatever its class, turn or the anticipation in progress.
  *      The wait counts from the front of its own flow, so a deep flow's
  *      backlog does not expire and jump the other flows (that would turn
- *      every policy into fifo on a slow disk).  IDLE-class requests have
- *      no deadline;
+ *      every policy into fifo on a slow disk), and only a flow the
+ *      policy says is owed service expires (cfq/sfq: not one that has
+ *      had its turn this round or owes for an earlier expiry; its wait
+ *      starts again): the bound never buys more than the weight.
+ *      IDLE-class requests have no deadline;
  *   3. the policy's pick (struct fq_policy, fq_internal.h).  fifo: the
  *      oldest request.  cfq/sfq: the rest of the current batch, else a
  *      new batch of up to min(depth - inflight, FQ_BATCH_MAX) requests
@@ -291,16 +294,24 @@ static bool fq_expire_served_others(const struct fq_sched *fqs,
 static struct fq_req *fq_expired(struct fq_sched *fqs, u64 now_ns)
 {
 	struct fq_flow *fqf, *best = NULL;
-	u32 i, b;
+	u32 i, b, n;
 
 	for (i = FQ_FIFO_SYNC; i <= FQ_FIFO_ASYNC; i++) {
 		for (b = 0; b < FQ_EXPIRE_SCALES; b++) {
-			fqf = fq_heads_first(fqs, i, b);
-			if (!fqf || now_ns < fq_expire_at(fqs, fqf, i, b) ||
-			    !fq_expire_served_others(fqs, fqf))
-				continue;
-			if (!best || fqf->head_ns < best->head_ns)
-				best = fqf;
+			for (n = 0; n < FQ_EXPIRE_RESTARTS; n++) {
+				fqf = fq_heads_first(fqs, i, b);
+				if (!fqf || now_ns < fq_expire_at(fqs, fqf, i, b) ||
+				    !fq_expire_served_others(fqs, fqf))
+					break;
+				if (!fqs->pol->owed || fqs->pol->owed(fqs, fqf)) {
+					if (!best || fqf->head_ns < best->head_ns)
+						best = fqf;
+					break;
+				}
+				/* ahead of its share: not starved, wait again */
+				fq_flow_head_restart(fqs, fqf, now_ns);
+				fqs->st.expire_deferred++;
+			}
 		}
 	}
 	return best ? best->head : NULL;

@@ -174,6 +174,8 @@ struct fq_stats {
 	u64 perturbations;	/* sfq hash seeds drawn */
 	u64 policy_switches;	/* successful "policy" changes */
 	u64 idle_waits;		/* times anticipation kept the last slot */
+	/* expired heads of flows ahead of their share: their wait began again */
+	u64 expire_deferred;
 	u32 mem_bytes;		/* memory the instance holds [bytes] */
 	/* depth: the limit now, and the depth=auto controller's figures */
 	u32 depth_now;		/* requests in flight below at most, now */

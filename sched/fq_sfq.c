@@ -91,6 +91,7 @@ const struct fq_policy fq_sfq_policy = {
 	.tick = fq_sfq_perturb,
 	.activate = fq_drr_activate,
 	.expire = fq_drr_charge,
+	.owed = fq_drr_owed,
 	.pick = fq_drr_pick,
 	.next_event = fq_sfq_next_event,
 	.one_request_turns = true,

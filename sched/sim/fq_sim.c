@@ -4,7 +4,7 @@
  * print per-flow throughput, latency p50/p99 and Jain's fairness index.
  *
  *   fq_sim [--seed N] [--secs S] [--only W1|W2|W3|W4|W5|COST]
- *   fq_sim [--seed N] --only DEVICES|DEV|DEPTH|DEVCOST|ANTIC|STARTUP
+ *   fq_sim [--seed N] --only DEVICES|DEV|DEPTH|DEVCOST|ANTIC|STARTUP|BENCH
  *
  * The DEVICES sections (not run by default; SIM-DEVICES.md) put the
  * scheduler in front of the device models of sim_dev.h, where the
@@ -1352,6 +1352,130 @@ static void startup_table(struct sim *sm, u64 seed)
 	}
 }
 
+/*
+ * The bench's device-bound disks and workloads W1-W3 (bench/README.md),
+ * fairq at its defaults (depth=auto seeded at 4, fairness=time, boost on)
+ * against plain FIFO at depth 32 (what mq-deadline's queue does there):
+ * s = MB/s with the others / MB/s alone, G = min s x N, total MB/s and
+ * IOPS against the FIFO's, the depth the controller chose and the cost
+ * model it fitted.  On nullb-lat W3's 1 MiB reads reach fairq split
+ * into 128 KiB requests (null_blk's max_sectors), 32 outstanding; on the
+ * virtio disk they stay whole.
+ */
+struct bench_dev {
+	struct dev_model dm;
+	u32 max_bytes;		/* the lower queue's largest request */
+};
+
+struct bench_wl {
+	const char *name;
+	int n;
+	struct { int depth; u32 bytes; bool seq; } f[4];
+};
+
+static const struct bench_wl bench_wls[] = {
+	{ "w1", 4, { { 32, 4096, false }, { 32, 4096, false }, { 32, 4096, false },
+		     { 32, 4096, false } } },
+	{ "w2", 2, { { 1, 4096, false }, { 32, 4096, false } } },
+	{ "w3", 2, { { 16, 4096, false }, { 4, 1 << 20, true } } },
+};
+
+static const struct bench_dev bench_devs[] = {
+	{ { "nullb-lat (null_blk: 2 in service, 4 ms each, any size)",
+	    { .kind = SIM_DEV_FIFO, .servers = 2, .req_ns = 4000000, .jitter_pct = 5 },
+	    2, 6000, false }, 128 << 10 },
+	{ { "virtio (QEMU throttle 500 IOPS, 4 MiB/s; bucket avg/10)",
+	    { .kind = SIM_DEV_BUCKET, .servers = 8, .req_ns = 100000, .byte_ps = 1000,
+	      .iops = 500, .bps = 4194304, .burst_div = 10, .bill_after = true },
+	    2, 12000, false }, 1 << 20 },
+};
+
+static void bench_mix(struct sim *sm, const struct bench_wl *w, u32 max_bytes,
+		      int only)
+{
+	u32 bytes, parts;
+	int i, k = 0;
+
+	sim_flows(sm, only < 0 ? w->n : 1);
+	for (i = 0; i < w->n; i++) {
+		if (only >= 0 && i != only)
+			continue;
+		bytes = w->f[i].bytes < max_bytes ? w->f[i].bytes : max_bytes;
+		parts = w->f[i].bytes / bytes;
+		sim_flow(sm, k, w->f[i].depth * (int)parts, bytes, FQ_REQ_SYNC, 0, 0);
+		sm->f[k++].sequential = w->f[i].seq;
+	}
+}
+
+static void bench_table(struct sim *sm, u64 seed)
+{
+	const struct dev_cfg base[2] = {
+		{ .policy = "fifo", .depth = 32 },
+		{ .policy = "cfq", .depth = 4, .adaptive = true, .depth_max = 256,
+		  .fairness = "time", .boost_ms = "default" },
+	};
+	static const char *const label[2] = { "fifo, depth 32", "fairq defaults" };
+	double alone[4], s, g, ref_mbs = 0, ref_iops = 0;
+	struct dev_run dr;
+	struct dev_cfg c;
+	char name[128];
+	unsigned int m, w;
+	int k, i;
+
+	printf("\nBENCH: the bench's W1-W3 on its device-bound disks; s = MB/s with the others / "
+	       "alone (alone: the same scheduler), G = min s x N\n");
+	for (m = 0; m < sizeof(bench_devs) / sizeof(bench_devs[0]); m++) {
+		const struct dev_model *dm = &bench_devs[m].dm;
+		u32 max_bytes = bench_devs[m].max_bytes;
+
+		printf("\n%s: %s; %.1f s simulated\n\n", dm->what,
+		       sim_dev_name(&dm->m, name, sizeof(name)), dm->ms / 1000.0);
+		printf("| wl | scheduler | s of each flow | G | total MB/s | IOPS | total / fifo | depth mean [lo-hi] | cost 4 KiB / 128 KiB us |\n");
+		printf("|---|---|---|---|---|---|---|---|---|\n");
+		for (w = 0; w < sizeof(bench_wls) / sizeof(bench_wls[0]); w++) {
+			const struct bench_wl *wl = &bench_wls[w];
+
+			for (k = 0; k < 2; k++) {
+				char sbuf[64] = "";
+				size_t off = 0;
+
+				c = base[k];
+				c.secs_ms = dm->ms;
+				for (i = 0; i < wl->n; i++) {
+					bench_mix(sm, wl, max_bytes, i);
+					dev_run(sm, &dr, &dm->m, &c, seed);
+					alone[i] = flow_mbs(sm, 0);
+					sim_reset_results(sm);
+				}
+				bench_mix(sm, wl, max_bytes, -1);
+				dev_run(sm, &dr, &dm->m, &c, seed);
+				g = 1e9;
+				for (i = 0; i < wl->n; i++) {
+					s = alone[i] > 0 ? flow_mbs(sm, i) / alone[i] : 0;
+					if (s * wl->n < g)
+						g = s * wl->n;
+					off += (size_t)snprintf(sbuf + off, sizeof(sbuf) - off,
+								"%s%.2f", i ? " " : "", s);
+				}
+				if (!k) {
+					ref_mbs = total_mbs(sm);
+					ref_iops = total_iops(sm);
+				}
+				printf("| %s | %s | %s | %.2f | %.2f | %.0f | %.2f / %.2f | %.1f [%u-%u] | %.0f / %.0f |\n",
+				       wl->name, label[k], sbuf, g, total_mbs(sm),
+				       total_iops(sm),
+				       ref_mbs > 0 ? total_mbs(sm) / ref_mbs : 0,
+				       ref_iops > 0 ? total_iops(sm) / ref_iops : 0,
+				       (double)dr.depth_sum / (dr.depth_n ? dr.depth_n : 1),
+				       dr.depth_lo, dr.depth_hi,
+				       dev_cost_us(&dr.st, 4096),
+				       dev_cost_us(&dr.st, 128 << 10));
+				sim_reset_results(sm);
+			}
+		}
+	}
+}
+
 int main(int argc, char **argv)
 {
 	struct sim sm = { 0 };
@@ -1369,7 +1493,8 @@ int main(int argc, char **argv)
 	}
 	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "DEV") ||
 		     !strcmp(only, "DEPTH") || !strcmp(only, "DEVCOST") ||
-		     !strcmp(only, "ANTIC") || !strcmp(only, "STARTUP")))
+		     !strcmp(only, "ANTIC") || !strcmp(only, "STARTUP") ||
+		     !strcmp(only, "BENCH")))
 		printf("fq_sim --seed %llu --only %s: device models of sim_dev.h, "
 		       "model and simulated time given per table (first 10%% not measured)\n",
 		       (unsigned long long)seed, only);
@@ -1402,6 +1527,8 @@ int main(int argc, char **argv)
 		antic_table(&sm, seed);
 	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "STARTUP")))
 		startup_table(&sm, seed);
+	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "BENCH")))
+		bench_table(&sm, seed);
 	sim_reset_results(&sm);
 	free(sm.f);
 	free(sm.heap);

@@ -119,7 +119,9 @@ static uint64_t start_at(struct sim_dev *d, const struct sim_io *io,
 	if (d->kind == SIM_DEV_BUCKET) {
 		if (d->iops && d->tok_io < 1)
 			wait = (1 - d->tok_io) / (double)d->iops;
-		need = fmin((double)io->bytes, (double)d->bps /
+		/* QEMU: whenever the bucket is not in debt (a byte's worth) */
+		need = d->bill_after ? 1 :
+		       fmin((double)io->bytes, (double)d->bps /
 			    (d->burst_div ? d->burst_div : 100));
 		if (d->bps && d->tok_bytes < need)
 			wait = fmax(wait, (need - d->tok_bytes) / (double)d->bps);

@@ -10,7 +10,10 @@
  *
  *   FIFO    req_ns + bytes * byte_ps / 1000                 (virtio + throttle)
  *   BUCKET  FIFO cost, and a request starts only when a token bucket of
- *           iops and bytes/s (burst: 1/burst_div s of each) allows (cloud volume)
+ *           iops and bytes/s (burst: 1/burst_div s of each) allows (cloud volume);
+ *           with bill_after, as QEMU's throttle does, a request starts
+ *           whenever the bucket is not in debt and its bytes are billed
+ *           after it: the next request pays a large one's time
  *   SEEK    1 server; sequential (starts where the last ended): only the
  *           transfer; otherwise seek_ns scaled by sqrt(distance / span) plus
  *           a rotational delay drawn from the sector (hard disk)
@@ -52,6 +55,7 @@ struct sim_dev {
 	uint64_t byte_ps;	/* per byte [ps] */
 	uint64_t iops, bps;	/* BUCKET rates; 0 = unlimited */
 	uint32_t burst_div;	/* BUCKET burst = rate / burst_div (default 100) */
+	bool bill_after;	/* BUCKET: bytes billed after the request (QEMU) */
 	uint64_t seek_ns;	/* SEEK full-stroke seek */
 	uint64_t rot_ns;	/* SEEK one revolution */
 	uint64_t span;		/* SEEK sectors of the disk */
