@@ -253,6 +253,8 @@ static void fairq_fill_req(struct fairq_dev *fd, struct bio *bio, struct fq_req 
 		rq->flags |= FQ_REQ_SYNC;
 	if (!bio_has_data(bio))
 		rq->flags |= FQ_REQ_NODATA;
+	if (bio->bi_opf & REQ_RAHEAD)
+		rq->flags |= FQ_REQ_RAHEAD;
 	rq->key = fairq_flow_key(classify, bio);
 	/* 0 for an unlisted cgroup: it weighs as its I/O priority says */
 	if (classify == FAIRQ_CLASSIFY_CGROUP)

@@ -164,6 +164,7 @@ struct fq_flow {
 	struct fq_req *head;	/* first queued request, as last filed */
 	u64 head_ns;		/* when ->head became the first [ns] */
 	u64 head_disp;		/* fqs->dispatches then */
+	u32 nr_ra;		/* FQ_REQ_RAHEAD requests queued or in the batch */
 	struct fq_flow *hnext;	/* cfq hash chain / pool free list */
 	struct fq_node all;	/* on fqs->flows while taken from the pool */
 	u32 walk_gen;		/* stamp of the flows walk that last visited it */

@@ -146,6 +146,8 @@ void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq)
 	rq->state = FQ_RS_QUEUED;
 	fq_list_add_tail(&rq->node, &fqf->queue);
 	fqf->nr_queued++;
+	if (rq->flags & FQ_REQ_RAHEAD)
+		fqf->nr_ra++;
 	fq_flow_head_update(fqs, fqf);
 	fqf->c.enq_reqs++;
 	fqf->c.enq_bytes += fq_rq_bytes(rq);
@@ -222,6 +224,8 @@ static void fq_req_unqueue(struct fq_sched *fqs, struct fq_req *rq)
 
 	fq_list_del(&rq->node);
 	fq_list_del(&rq->fifo);
+	if (rq->flags & FQ_REQ_RAHEAD)
+		fqf->nr_ra--;
 	if (rq->state == FQ_RS_BATCH) {
 		fqf->nr_batch--;
 		fqs->nr_batch--;

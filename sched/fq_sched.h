@@ -74,6 +74,12 @@ enum {
 	 * bytes, and never used to learn what moving data costs.
 	 */
 	FQ_REQ_NODATA = 1u << 2,
+	/*
+	 * Read-ahead the kernel issued for the task (page cache read-ahead,
+	 * a file system's metadata read-ahead): speculative, often in
+	 * bursts; it does not make a flow greedy by number (fq_boost.c).
+	 */
+	FQ_REQ_RAHEAD = 1u << 3,
 };
 
 /*

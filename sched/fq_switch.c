@@ -34,6 +34,7 @@ static void fq_rebuild_reset(struct fq_flow *fqf)
 	fqf->where = FQ_FW_NONE;
 	fqf->nr_queued = 0;
 	fqf->nr_batch = 0;
+	fqf->nr_ra = 0;
 }
 
 /*

@@ -34,15 +34,22 @@ static void check_flow(struct fq_sched *fqs, struct fq_flow *f,
 {
 	struct fq_node *n;
 	struct fq_req *rq;
-	unsigned int len = 0;
+	unsigned int len = 0, ra = 0;
 
 	for (n = f->queue.next; n != &f->queue; n = n->next) {
 		rq = fq_entry(n, struct fq_req, node);
 		INV(rq->state == FQ_RS_QUEUED);
 		INV(rq->flow == f);
 		len++;
+		ra += !!(rq->flags & FQ_REQ_RAHEAD);
 	}
 	INV(len == f->nr_queued);
+	/* read-ahead counted while queued or in the batch */
+	for (n = fqs->batch.next; n != &fqs->batch; n = n->next) {
+		rq = fq_entry(n, struct fq_req, node);
+		ra += rq->flow == f && (rq->flags & FQ_REQ_RAHEAD);
+	}
+	INV(ra == f->nr_ra);
 	/* the first queued request is filed on the heads list of its kind */
 	rq = f->nr_queued ? fq_entry(f->queue.next, struct fq_req, node) : NULL;
 	INV(f->head == rq);

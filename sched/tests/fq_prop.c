@@ -93,7 +93,7 @@ static void op_enqueue(void)
 	rq->key = rnd_below(4) ? rnd_below(8) : rnd_below(100000);
 	rq->sector = rnd_below(1 << 20);
 	rq->bytes = sizes[rnd_below(5)];
-	rq->flags = rnd_below(4);
+	rq->flags = rnd_below(4) | (rnd_below(4) ? 0 : FQ_REQ_RAHEAD);
 	rq->ioprio = (u16)FQ_IOPRIO(rnd_below(8), rnd_below(8));
 	if (rnd_below(3) == 0)
 		rq->ioprio = 0;

@@ -1880,6 +1880,34 @@ static void t_boost_greedy(void)
 }
 
 /*
+ * Read-ahead does not make a flow greedy: a new reader whose first
+ * request comes after 31 read-ahead requests (ext4 reads the inode table
+ * ahead, then the inode's block) keeps its boost and is served first.
+ * The same 32 requests without the read-ahead flag end it.
+ */
+static void t_boost_readahead(void)
+{
+	int i, ra;
+
+	for (ra = 1; ra >= 0; ra--) {
+		tb_setup(TB_BULK, 45, NULL);
+		for (i = 0; i < 31; i++)
+			th_enq(1, (u64)(100 + i) * 8, 4096,
+			       SYNC | (ra ? FQ_REQ_RAHEAD : 0), 0);
+		th_enq(1, 8, 4096, SYNC, 0);
+		CHECK_EQ(tb_step() == 1, ra);	/* boosted: at once */
+		for (i = 0; i < 200; i++)
+			tb_step();
+		if (ra)
+			CHECK_EQ(tb_reader(1, 30, 4096, SYNC), 1);
+		else
+			CHECK(tb_reader(1, 30, 4096, SYNC) >= 10);
+		CHECK_EQ(fq_check_invariants(th.s), 0);
+		th_free();
+	}
+}
+
+/*
  * What the boost grants is bounded in share: a boosted flow that always
  * has a request queued (it never thinks, but keeps one outstanding) gets
  * at most as much as the others together (plus the token cap), against
@@ -3008,6 +3036,7 @@ static const struct fq_test_case cases[] = {
 	{ "new_flow_waits_turn", t_new_flow_waits_turn },
 	{ "boost_interactive", t_boost_interactive },
 	{ "boost_greedy", t_boost_greedy },
+	{ "boost_readahead", t_boost_readahead },
 	{ "boost_share", t_boost_share },
 	{ "boost_reserve", t_boost_reserve },
 	{ "many_single_flows", t_many_single_flows },
