@@ -29,7 +29,7 @@
 #define MS			1000000ull
 #define US			1000ull
 
-enum { SIM_MAX_FLOWS = 10000 };
+enum { SIM_MAX_FLOWS = 10000, SIM_RA_BURST = 31 };
 
 struct sim_flow {
 	u64 key;
@@ -47,6 +47,13 @@ struct sim_flow {
 	u64 start_ns;		/* first request at this time (with limit) */
 	bool key_per_req;	/* each request a new key (a process per file) */
 	bool vary_size;		/* bytes, 2 x bytes, .. 4 x bytes in turn */
+	/*
+	 * STARTUP: every ra_every-th request comes right after SIM_RA_BURST
+	 * 4 KiB read-ahead requests (ext4 reading an inode: the inode
+	 * table's other blocks ahead, then the inode's own); the flow waits
+	 * only for its own requests
+	 */
+	u32 ra_every;
 	u32 issued, completed;
 	u64 last_done_ns;
 	/* results, in the measuring window */
@@ -668,6 +675,7 @@ struct dev_req {
 	struct sim_io io;
 	int flow;
 	u64 submit_ns;		/* the flow issued it */
+	bool ra;		/* read-ahead: nobody waits for it */
 	struct dev_req *next_free;
 };
 
@@ -716,14 +724,44 @@ static void dev_set_depth(struct sim *sm, struct dev_run *dr, u32 d)
 	dr->depth = d;
 }
 
+/* @f's burst of read-ahead before its next request, as far as reqs last */
+static void dev_issue_ra(struct sim *sm, struct dev_run *dr, int fi)
+{
+	struct sim_flow *f = &sm->f[fi];
+	struct dev_req *r;
+	int i;
+
+	for (i = 0; i < SIM_RA_BURST && dr->free; i++) {
+		r = dr->free;
+		dr->free = r->next_free;
+		memset(&r->rq, 0, sizeof(r->rq));
+		r->rq.key = f->key;
+		r->rq.bytes = 4096;
+		r->rq.flags = FQ_REQ_SYNC | FQ_REQ_RAHEAD;
+		r->rq.sector = (sim_rand(sm) % (1ull << 30)) & ~7ull;
+		r->io.sector = r->rq.sector;
+		r->io.bytes = r->rq.bytes;
+		r->io.write = false;
+		r->io.priv = r;
+		r->flow = fi;
+		r->ra = true;
+		r->submit_ns = sm->now;
+		fq_sched_enqueue(sm->s, &r->rq, sm->now);
+	}
+}
+
 static void dev_issue(struct sim *sm, struct dev_run *dr, int fi)
 {
 	struct sim_flow *f = &sm->f[fi];
-	struct dev_req *r = dr->free;
+	struct dev_req *r;
 
 	if (f->limit && f->issued >= f->limit)
 		return;
+	if (f->ra_every && f->issued % f->ra_every == 0)
+		dev_issue_ra(sm, dr, fi);
+	r = dr->free;
 	dr->free = r->next_free;
+	r->ra = false;
 	memset(&r->rq, 0, sizeof(r->rq));
 	r->rq.key = f->key_per_req ? f->key + ((u64)f->issued << 20) : f->key;
 	r->rq.bytes = f->vary_size ? f->bytes * (1 + f->issued % 4) : f->bytes;
@@ -772,6 +810,11 @@ static void dev_done(struct sim *sm, struct dev_run *dr, struct dev_req *r)
 	if (dr->c->adaptive) {
 		fq_sched_stats(sm->s, &st);
 		dr->depth = st.depth_now;
+	}
+	if (r->ra) {
+		r->next_free = dr->free;
+		dr->free = r;
+		return;
 	}
 	f->completed++;
 	f->last_done_ns = sm->now;
@@ -838,6 +881,8 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 	}
 	for (i = 0; i < sm->nflows; i++) {
 		total += (size_t)sm->f[i].depth;
+		if (sm->f[i].ra_every)
+			total += 4 * SIM_RA_BURST;
 		sm->f[i].next_sector = (u64)i << 28;
 	}
 	dr->reqs = calloc(total, sizeof(*dr->reqs));
@@ -1269,11 +1314,15 @@ static void antic_table(struct sim *sm, u64 seed)
  * nullb-lat-like device (2 servers, 4 ms per request whatever its size).
  * The core at its defaults (depth=auto seeded 2, fairness=time), with the
  * interactive boost off (boost_ms=0) and on; "one key per file" gives
- * every request a new key (a process per file, as cat file by file).
+ * every request a new key (a process per file, as cat file by file);
+ * "inode read-ahead" puts 31 read-ahead requests before every 16th
+ * request of the reader (ext4 reading an inode table block's worth of
+ * inodes: the other blocks ahead, then the inode's own).
  */
 enum { STARTUP_FILES = 200, STARTUP_STREAMERS = 10 };
 
-static void startup_mix(struct sim *sm, bool loaded, bool key_per_req)
+static void startup_mix(struct sim *sm, bool loaded, bool key_per_req,
+			u32 ra_every)
 {
 	int i, n = loaded ? 1 + STARTUP_STREAMERS : 1;
 
@@ -1283,6 +1332,7 @@ static void startup_mix(struct sim *sm, bool loaded, bool key_per_req)
 	sm->f[0].start_ns = 2500 * MS;
 	sm->f[0].vary_size = true;
 	sm->f[0].key_per_req = key_per_req;
+	sm->f[0].ra_every = ra_every;
 	for (i = 1; i < n; i++) {
 		sim_flow(sm, i, 8, 128 << 10, FQ_REQ_SYNC, 0, 0);
 		sm->f[i].sequential = true;
@@ -1296,12 +1346,16 @@ static void startup_table(struct sim *sm, u64 seed)
 	static const struct {
 		const char *policy, *boost;
 		bool key_per_req, adaptive;
+		u32 ra_every;
 	} rows[] = {
-		{ "fifo", "0", false, false },
-		{ "cfq", "0", false, true },
-		{ "cfq", "default", false, true },
-		{ "cfq", "0", true, true },
-		{ "cfq", "default", true, true },
+		{ "fifo", "0", false, false, 0 },
+		{ "cfq", "0", false, true, 0 },
+		{ "cfq", "default", false, true, 0 },
+		{ "cfq", "0", true, true, 0 },
+		{ "cfq", "default", true, true, 0 },
+		{ "fifo", "0", false, false, 16 },
+		{ "cfq", "0", false, true, 16 },
+		{ "cfq", "default", false, true, 16 },
 	};
 	double ms[2], p99 = 0, smbs = 0;
 	struct dev_run dr;
@@ -1328,7 +1382,7 @@ static void startup_table(struct sim *sm, u64 seed)
 			c.depth_max = 256;
 		}
 		for (l = 0; l < 2; l++) {
-			startup_mix(sm, l, rows[k].key_per_req);
+			startup_mix(sm, l, rows[k].key_per_req, rows[k].ra_every);
 			dev_run(sm, &dr, &m, &c, seed);
 			ms[l] = sm->f[0].completed < STARTUP_FILES ? -1 :
 				(double)(sm->f[0].last_done_ns - sm->f[0].start_ns) / 1e6;
@@ -1343,6 +1397,7 @@ static void startup_table(struct sim *sm, u64 seed)
 			sim_reset_results(sm);
 		}
 		printf("| %s | %s | %s | %.0f | %.0f | %.2f | %.1f | %.1f | %.1f |\n",
+		       rows[k].ra_every ? "one key, inode read-ahead" :
 		       rows[k].key_per_req ? "one key per file" : "one key",
 		       rows[k].policy, rows[k].policy[1] == 'i' ? "-" :
 		       rows[k].boost,
