@@ -69,7 +69,9 @@ struct sim_req {
 	struct sim_req *next_free;
 };
 
-enum { EV_DONE, EV_ARRIVE, EV_TIMER };
+/* EV_DEVSUB / EV_DEVDONE: a request reaches the device / its completion
+ * reaches the host, transit_ns after it left (a network disk) */
+enum { EV_DONE, EV_ARRIVE, EV_TIMER, EV_DEVSUB, EV_DEVDONE };
 
 struct sim_ev {
 	u64 t;
@@ -698,6 +700,7 @@ struct dev_cfg {
 	const char *boost_ms;
 	bool stop_on_limit;	/* end when every finite flow is done */
 	u64 warm_ms;		/* measure from here, 0 = the first 10 % */
+	u64 transit_ns;		/* each way between fairq and the device */
 };
 
 enum { DEV_TRACE = 64 };
@@ -791,7 +794,10 @@ static void dev_pump(struct sim *sm, struct dev_run *dr)
 
 	while ((rq = fq_sched_dispatch(sm->s, sm->now))) {
 		r = (struct dev_req *)((char *)rq - offsetof(struct dev_req, rq));
-		sim_dev_submit(&dr->dev, &r->io, sm->now);
+		if (dr->c->transit_ns)
+			ev_push(sm, sm->now + dr->c->transit_ns, EV_DEVSUB, r, 0);
+		else
+			sim_dev_submit(&dr->dev, &r->io, sm->now);
 	}
 	t = fq_sched_next_event(sm->s, sm->now);
 	if (t > sm->now && t != sm->last_timer) {
@@ -920,13 +926,21 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 			sm->now = e.t;
 			if (e.type == EV_ARRIVE)
 				dev_issue(sm, dr, e.flow);
+			else if (e.type == EV_DEVSUB)
+				sim_dev_submit(&dr->dev,
+					       &((struct dev_req *)e.p)->io, sm->now);
+			else if (e.type == EV_DEVDONE)
+				dev_done(sm, dr, e.p);
 		} else {
 			if (tdev > sm->end_ns)
 				break;
 			if (tdev > sm->now)
 				sm->now = tdev;
 			io = sim_dev_pop(&dr->dev, sm->now);
-			if (io)
+			if (io && dr->c->transit_ns)
+				ev_push(sm, sm->now + dr->c->transit_ns, EV_DEVDONE,
+					io->priv, 0);
+			else if (io)
 				dev_done(sm, dr, io->priv);
 		}
 		if (c->change_ms && !changed && sm->now >= c->change_ms * MS) {
@@ -944,6 +958,16 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 	dr->idle_waits = dr->st.idle_waits;
 	while (fq_sched_drain(sm->s))
 		;
+	/* requests in transit: onto the device, or completed */
+	while (sm->nheap) {
+		e = ev_pop(sm);
+		if (e.type == EV_DEVSUB)
+			sim_dev_submit(&dr->dev, &((struct dev_req *)e.p)->io,
+				       sm->now);
+		else if (e.type == EV_DEVDONE)
+			fq_sched_complete(sm->s, &((struct dev_req *)e.p)->rq,
+					  0, sm->now);
+	}
 	while ((tdev = sim_dev_next(&dr->dev)) != UINT64_MAX) {
 		io = sim_dev_pop(&dr->dev, tdev);
 		if (io)
@@ -1420,6 +1444,7 @@ static void startup_table(struct sim *sm, u64 seed)
 struct bench_dev {
 	struct dev_model dm;
 	u32 max_bytes;		/* the lower queue's largest request */
+	u64 transit_ns;		/* each way (nbd: socket and server) */
 };
 
 struct bench_wl {
@@ -1438,11 +1463,15 @@ static const struct bench_wl bench_wls[] = {
 static const struct bench_dev bench_devs[] = {
 	{ { "nullb-lat (null_blk: 2 in service, 4 ms each, any size)",
 	    { .kind = SIM_DEV_FIFO, .servers = 2, .req_ns = 4000000, .jitter_pct = 5 },
-	    2, 6000, false }, 128 << 10 },
+	    2, 6000, false }, 128 << 10, 0 },
 	{ { "virtio (QEMU throttle 500 IOPS, 4 MiB/s; bucket avg/10)",
 	    { .kind = SIM_DEV_BUCKET, .servers = 8, .req_ns = 100000, .byte_ps = 1000,
 	      .iops = 500, .bps = 4194304, .burst_div = 10, .bill_after = true },
-	    2, 12000, false }, 1 << 20 },
+	    2, 12000, false }, 1 << 20, 0 },
+	{ { "nbd (fairq-nbd --depth 2 --latency-us 4000 --bw 4; 1 ms each way)",
+	    { .kind = SIM_DEV_FIFO, .servers = 2, .req_ns = 4000000, .byte_ps = 238419,
+	      .jitter_pct = 5 },
+	    2, 6000, false }, 128 << 10, 1000000 },
 };
 
 static void bench_mix(struct sim *sm, const struct bench_wl *w, u32 max_bytes,
@@ -1496,6 +1525,7 @@ static void bench_table(struct sim *sm, u64 seed)
 
 				c = base[k];
 				c.secs_ms = dm->ms;
+				c.transit_ns = bench_devs[m].transit_ns;
 				for (i = 0; i < wl->n; i++) {
 					bench_mix(sm, wl, max_bytes, i);
 					dev_run(sm, &dr, &dm->m, &c, seed);
