@@ -372,9 +372,19 @@ void fq_drr_charge(struct fq_sched *fqs, struct fq_flow *fqf,
  * On a slow disk that was the whole schedule: a 1 MiB read at 4 MiB/s
  * outlasts fifo_expire_sync_ms, so the 1 MiB reader expired every turn
  * and took 95 % of the device time (bench w3 on throttled virtio, G 0.06).
+ * A flow held back by a busier higher class is always owed: its class's
+ * rounds do not move while that class is served, and the bounded wait
+ * is what lets it through (once per wait, every time).
  */
 bool fq_drr_owed(const struct fq_sched *fqs, const struct fq_flow *fqf)
 {
+	u32 ci;
+
+	if (fqf->ci >= FQ_PRIO_COUNT)
+		return true;
+	for (ci = 0; ci < fqf->ci; ci++)
+		if (fqs->cq[ci].nr_busy)
+			return true;
 	return fq_round_diff(fqf->round, fqs->cq[fqf->ci].round) <= 0;
 }
 

@@ -393,7 +393,8 @@ struct fq_policy {
 	/*
 	 * Optional: whether @fqf, whose first request waited its bounded
 	 * wait, is owed service -- has not had its share yet (cfq/sfq: its
-	 * credit is for the current round of its class, not a later one).
+	 * credit is for the current round of its class, not a later one,
+	 * or a higher class with work queued is what keeps it waiting).
 	 * A flow ahead of its share does not expire: its wait starts again.
 	 * NULL: every flow is owed.
 	 */

@@ -16,8 +16,9 @@
  *      backlog does not expire and jump the other flows (that would turn
  *      every policy into fifo on a slow disk), and only a flow the
  *      policy says is owed service expires (cfq/sfq: not one that has
- *      had its turn this round or owes for an earlier expiry; its wait
- *      starts again): the bound never buys more than the weight.
+ *      had its turn this round or owes for an earlier expiry, unless a
+ *      higher class holds it back; its wait starts again): the bound
+ *      never buys more than the weight.
  *      IDLE-class requests have no deadline;
  *   3. the policy's pick (struct fq_policy, fq_internal.h).  fifo: the
  *      oldest request.  cfq/sfq: the rest of the current batch, else a

@@ -83,7 +83,7 @@ FQ_TUNABLE(idle_grace_ms, grace_ms, FQ_TK_NUMBER, 0, 60000, 200, "ms", "", NULL,
 	   "the IDLE class runs only after this long without other work")
 FQ_TUNABLE(fifo_expire_sync_ms, expire_ms[0], FQ_TK_NUMBER, 1, 60000, 250,
 	   "ms", "", NULL,
-	   "bounded wait of sync requests, counted from when a request is first in its flow's queue; with cfq and sfq only a flow that has not had its share this round expires")
+	   "bounded wait of sync requests, counted from when a request is first in its flow's queue; with cfq and sfq only a flow that has not had its share this round (or that a higher class keeps waiting) expires")
 FQ_TUNABLE(fifo_expire_async_ms, expire_ms[1], FQ_TK_NUMBER, 1, 60000, 1000,
 	   "ms", "", NULL,
 	   "bounded wait of async requests (the same)")

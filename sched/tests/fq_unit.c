@@ -1044,6 +1044,40 @@ static void t_expiry_sync(void)
 	th_free();
 }
 
+/*
+ * The bound holds every time, not once: under an RT flow that always has
+ * a request queued, a BE flow with 8 queued gets one out by deadline
+ * about every fifo_expire_sync_ms (250 ms): at least 18 in 5 s, many
+ * more than one turn's credit.  Its class's rounds do not move while
+ * RT is served, so "owed service" must not be judged by them then.
+ */
+static void t_expiry_rt_repeats(void)
+{
+	struct fq_req *rq;
+	int i, be = 0;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	for (i = 0; i < 8; i++)
+		th_enq(2, (u64)i * 8, 4096, SYNC, BE(4));
+	for (i = 0; i < 5000; i++) {
+		th_enq(1, (u64)(1000 + i) * 8, 4096, SYNC, RT(0));
+		rq = th_disp();
+		CHECK(rq != NULL);
+		if (!rq)
+			break;
+		if (rq->key == 2) {
+			be++;
+			th_enq(2, (u64)(9000 + i) * 8, 4096, SYNC, BE(4));
+		}
+		th.now += 1 * MS;
+		th_done(rq, 0);
+	}
+	fprintf(stderr, "  BE by deadline under RT: %d in 5 s\n", be);
+	CHECK(be >= 18);
+	th_free();
+}
+
 static void t_expiry_async_oldest_first(void)
 {
 	struct fq_req *rq, *a, *b, *c;
@@ -3019,6 +3053,7 @@ static const struct fq_test_case cases[] = {
 	{ "expiry_sync", t_expiry_sync },
 	{ "expiry_async_oldest_first", t_expiry_async_oldest_first },
 	{ "expiry_next_event", t_expiry_next_event },
+	{ "expiry_rt_repeats", t_expiry_rt_repeats },
 	{ "expiry_slow_turns", t_expiry_slow_turns },
 	{ "expiry_billed_after", t_expiry_billed_after },
 	{ "expiry_own_backlog", t_expiry_own_backlog },
