@@ -93,7 +93,7 @@ test_json() {
 	jq -e '.flows | length > 0 and all(.[]; (.key | type) == "number"
 	       and (.class | type) == "string" and (.weight | type) == "number"
 	       and (.reqs | type) == "number" and has("name"))' stats.json >/dev/null ||
-		fatal "stats --json: flows: $(jq -c .flows stats.json)"
+		fatal "stats --json: flows: $(jq -c .flows stats.json); text before: $(grep -c '^flow ' stats.txt) flow line(s), $(wc -c <stats.txt) bytes: $(grep '^flow ' stats.txt | head -n 2)"
 	jq -e 'any(.flows[]; .name == "fio")' stats.json >/dev/null ||
 		fatal "stats --json: no flow named fio: $(jq -c .flows stats.json)"
 	# while fio runs: the text stats read just before and just after
