@@ -83,7 +83,12 @@ settle() {
 		--name=a --iodepth="$qd" --name=b --iodepth="$qd" --offset=32M &
 	sample_depth "$dev" $((secs - 1))
 	wait $! || fatal "fio failed on $dev"
-	echo "$(tail -n 9 "$SAMPLES" | sort -n | sed -n 5p) $(paste -sd, "$SAMPLES")"
+	# the middle one of the last (up to) 9: a run scaled down for a slow
+	# kernel has fewer than 9 samples
+	local n
+	n=$(tail -n 9 "$SAMPLES" | grep -c .)
+	[ "$n" -gt 0 ] || fatal "$dev: no depth_now sample in ${secs}s"
+	echo "$(tail -n 9 "$SAMPLES" | sort -n | sed -n "$(((n + 1) / 2))p") $(paste -sd, "$SAMPLES")"
 }
 
 # band NAME DEV QD LO HI [SECS]: settle and check LO <= depth_now <= HI
@@ -95,6 +100,14 @@ band() {
 	log "$name: depth_now median $last (band $lo..$hi), epochs $ep, changes $(stat_field "$dev" depth_changes), lat_floor_ns $(stat_field "$dev" lat_floor_ns), cost_read_ns $(stat_field "$dev" cost_read_ns), $iops IOPS; every 1 s: $traj"
 	printf '%-16s %6s %5s..%-5s %7s %6s\n' "$name" "$last" "$lo" "$hi" "$ep" "$iops" >>"$TMPDIR/table"
 	[ "$(stat_field "$dev" depth_auto)" = 1 ] || fail "$name: depth_auto is not 1"
+	if [ "${FAIRQ_DEBUG_KERNEL:-0}" = 1 ]; then
+		# A checker kernel (KASAN) spends more CPU per bio than the
+		# device takes: the guest, not the device, sets the pace, and
+		# a deeper queue rightly buys nothing (C=32 ran 401 IOPS of
+		# its 8,000).  The band is logged above, not asserted.
+		skip "$name: band not asserted on a checker kernel (depth $last, $iops IOPS)"
+		return 0
+	fi
 	[ "${ep:-0}" -gt 0 ] || fail "$name: no saturated epoch"
 	if [ "$last" -ge "$lo" ] && [ "$last" -le "$hi" ]; then
 		ok "$name: depth_now median $last in $lo..$hi"
