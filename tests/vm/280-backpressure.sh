@@ -73,6 +73,10 @@ p1=$!
 watch "$p1"
 wait "$p1" || { cat /tmp/free.out; fatal "unbounded writer failed"; }
 job_ok free || fatal "unbounded writer reported an error"
+if [ "$MAXQ" -le "$BOUND" ] && [ "${FAIRQ_DEBUG_KERNEL:-0}" = 1 ]; then
+	# a checker kernel submits too slowly to pile bios up (18 seen)
+	skip_all "without a bound queued reached only $MAXQ (<= $BOUND) on a checker kernel: the bound cannot be shown here"
+fi
 [ "$MAXQ" -gt "$BOUND" ] ||
 	fatal "without a bound queued reached only $MAXQ (<= $BOUND): the test cannot tell"
 ok "max_queued=65536: queued reached $MAXQ"
