@@ -43,9 +43,24 @@ declare -A WORKERS=()	# iou-wrk tasks seen in fio's process
 
 # sample FIOPID: one look at fairq0's flows and fio's tasks (bash
 # builtins only: a fork costs a good fraction of a second under TCG).
+# A flow exists only while it has bios queued or in flight (the core
+# frees drained flows once the device is idle), and fio under TCG spends
+# most of its time making and checking data with nothing outstanding:
+# up to STATS_TRIES snapshots per look, until one has a flow line.
+# Each snapshot is one read (mapfile): a `while read` loop seeks back
+# after every line, and each seek makes sysfs generate the file anew, so
+# its lines came from different snapshots and a flow line was missed
+# whenever a line before it (queued, inflight, clones_pending...) had
+# changed its length meanwhile.
+STATS_TRIES=20
 sample() {
-	local pid=$1 line key comm t
-	while read -r line; do
+	local pid=$1 line key comm t try
+	local -a lines
+	for ((try = 0; try < STATS_TRIES; try++)); do
+		mapfile -t lines </sys/block/fairq0/fairq/stats
+		[[ "${lines[*]: -1}" == flow\ key=* ]] && break
+	done
+	for line in "${lines[@]}"; do
 		[[ $line == flow\ key=* ]] || continue
 		key=${line#flow key=}
 		key=${key%% *}
@@ -53,7 +68,7 @@ sample() {
 		comm=gone
 		read -r comm 2>/dev/null <"/proc/$key/comm" || true
 		KEY_COMM[$key]=$comm
-	done </sys/block/fairq0/fairq/stats
+	done
 	for t in /proc/"$pid"/task/*; do
 		comm=""
 		read -r comm 2>/dev/null <"$t/comm" || continue
