@@ -23,8 +23,10 @@ stop_fio() {
 }
 
 test_top() {
+	# runs until stop_fio: a debug kernel takes minutes over top and the
+	# JSON looks, and a 60 s fio had exited before them (flows [] there)
 	fio --name=reader --filename=/dev/fqt --rw=randread --bs=4k --direct=1 \
-		--ioengine=libaio --iodepth=16 --time_based --runtime=60 --numjobs=1 \
+		--ioengine=libaio --iodepth=16 --time_based --runtime=3600 --numjobs=1 \
 		--output=/dev/null >/dev/null 2>&1 &
 	FIO_PID=$!
 	cleanup_push stop_fio
@@ -69,6 +71,7 @@ test_json() {
 	local looks=0
 	while :; do
 		looks=$((looks + 1))
+		kill -0 "$FIO_PID" 2>/dev/null || fatal "fio exited before look $looks"
 		fairqctl stats fqt >stats.txt || fatal "stats: exit $?"
 		fairqctl stats fqt --json >stats.json || fatal "stats --json: exit $?"
 		fairqctl stats fqt >stats2.txt || fatal "stats: exit $?"
