@@ -24,6 +24,19 @@
  * reader behind a slow consumer, any reader of a fast device) is not
  * waited for: it gets its place back when it returns (fq_drr_place()),
  * without idling the disk.
+ *
+ * A flow behind every busy flow of its class in virtual time (the others
+ * are all debtors credited for later rounds, fq_drr_behind()) is waited
+ * for whatever its seeks, and while its own request is in flight too:
+ * serving a debtor then would put a request the debtor has not paid for
+ * between this flow's two, and on a FIFO device or a throttle that bills
+ * a request's bytes to the one after it (QEMU's), the flow's next
+ * request waits for it.  How many of the others' requests may still go
+ * below meanwhile is the injection limit (BFQ's idea): it is learnt from
+ * the sync flows' own service times, the time a request took when no
+ * other request went down since the flow's previous one against the time
+ * it took when some did; more than 1.5x lowers the limit below what was
+ * sent, no slowdown with the limit used raises it by one.
  */
 #include "fq_internal.h"
 
@@ -35,6 +48,8 @@ enum {
 	FQ_SEQ_PCT = 50,		/* sequential from this share of near */
 	FQ_ANTIC_SEEKY_DEPTH = 4,	/* seeky flows: depth at least this */
 	FQ_ANTIC_BOOST_DEPTH = 2,	/* boosted seeky flows (fq_boost.c) */
+	FQ_INJECT_SLOWER_PCT = 150,	/* a slowdown by injection from this */
+	FQ_INJECT_SLACK_NS = 50000,	/* ... and by more than this [ns] */
 };
 
 /* How far @rq starts from where @fqf's last request ended, as a sample. */
@@ -77,6 +92,57 @@ void fq_antic_enqueue(struct fq_sched *fqs, struct fq_flow *fqf,
 }
 
 /*
+ * A sync request of @fqf, all it had below or queued, took @svc: learn
+ * from it what the others' requests sent meanwhile cost this flow.
+ */
+static void fq_antic_inject_learn(struct fq_sched *fqs, struct fq_flow *fqf,
+				  u64 svc)
+{
+	u64 alone = fqf->svc_alone_ns;
+	u32 sent = fqf->inj_before;
+
+	if (!sent) {
+		fqf->svc_alone_ns = alone ? (u32)((alone * 7 + svc) / 8) : (u32)svc;
+		return;
+	}
+	if (!alone)
+		return;
+	if (svc * 100 > alone * FQ_INJECT_SLOWER_PCT &&
+	    svc > alone + FQ_INJECT_SLACK_NS) {
+		if (fqs->inject >= sent)
+			fqs->inject = sent - 1;
+	} else if (sent >= fqs->inject && fqs->inject < fqs->depth_now) {
+		fqs->inject++;
+	}
+}
+
+/*
+ * @fqf sends a request down: how many of the others' went since its
+ * last, and how long the others may be held for it while it is below:
+ * four bounded waits of a sync request (4 x fifo_expire_sync_ms), or
+ * twice what it takes alone if that is longer.  A request below for
+ * longer is stuck (a retry, a dead path), and holding the others would
+ * only idle the disk.  One queued behind the others' earlier requests is
+ * not stuck: on the simulator's throttled virtio disk, three 1 MiB reads
+ * ahead of it take 750 ms, and a bound of one wait (250 ms) released the
+ * 1 MiB reader every time and halved the 4 KiB reader's share (G 0.78 ->
+ * 0.47).
+ */
+void fq_antic_dispatch(struct fq_sched *fqs, struct fq_flow *fqf, u64 now_ns)
+{
+	u32 others = (u32)fqs->dispatches - fqf->last_disp - 1;
+	u64 alone = fqf->svc_alone_ns ? fqf->svc_alone_ns : fqf->svc_ns;
+	u64 bound;
+
+	fqf->inj_before = others > 255 ? 255 : (u8)others;
+	fqf->last_disp = (u32)fqs->dispatches;
+	bound = (u64)fqs->expire_ms[0] * 4000000;
+	if (bound < 2 * alone)
+		bound = 2 * alone;
+	fqf->hold_until = now_ns + bound;
+}
+
+/*
  * @rq of @fqf completed: a sync flow left with nothing to do starts a
  * think-time gap, and the anticipation for it (if any) its window.
  */
@@ -90,6 +156,9 @@ void fq_antic_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 			svc = FQ_TTIME_MAX_NS;
 		fqf->svc_ns = fqf->svc_ns ?
 			      (u32)(((u64)fqf->svc_ns * 7 + svc) / 8) : (u32)svc;
+		/* a flow that waits for this request: what holds are for */
+		if (!fqf->inflight && !fqf->nr_queued && !fqf->nr_batch)
+			fq_antic_inject_learn(fqs, fqf, svc);
 	}
 	if (fqf->inflight || fqf->nr_queued || fqf->nr_batch)
 		return;
@@ -108,7 +177,8 @@ u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf)
 	if (!cap || fqf->ttime_n < FQ_TTIME_MIN_SAMPLES ||
 	    fqf->ttime_ns > cap || fqf->ttime_ns >= fqf->svc_ns)
 		return 0;
-	if (fqf->seq_pct < FQ_SEQ_PCT && fqs->depth_now <
+	if (!(fqf->flags & FQ_FF_BEHIND) &&
+	    fqf->seq_pct < FQ_SEQ_PCT && fqs->depth_now <
 	    (fq_flow_lane(fqs, fqf) ? FQ_ANTIC_BOOST_DEPTH : FQ_ANTIC_SEEKY_DEPTH))
 		return 0;
 	w = 2 * (u64)fqf->ttime_ns + FQ_TTIME_SLACK_NS;

@@ -388,6 +388,23 @@ bool fq_drr_owed(const struct fq_sched *fqs, const struct fq_flow *fqf)
 	return fq_round_diff(fqf->round, fqs->cq[fqf->ci].round) <= 0;
 }
 
+/*
+ * fq_drr_behind - @fqf (drained) is behind every busy flow of its class:
+ * none has credit for the current or the next round, and the earliest
+ * debtor is credited for a round after @fqf's.  Serving a debtor now
+ * would move the class to the debtor's round, past @fqf's claim: the
+ * debtor would get service it owes for while @fqf only thinks.
+ */
+bool fq_drr_behind(const struct fq_sched *fqs, const struct fq_flow *fqf)
+{
+	const struct fq_classq *cq = &fqs->cq[fqf->ci];
+
+	if (fqf->ci >= FQ_PRIO_COUNT || !fq_list_empty(&cq->cur) ||
+	    !fq_list_empty(&cq->next) || fq_list_empty(&cq->later))
+		return false;
+	return fq_round_diff(cq->later_min, fqf->round) > 0;
+}
+
 /* Drained flows' claims age by one round; the oldest go. */
 static void fq_classq_age_idle(struct fq_sched *fqs, struct fq_classq *cq)
 {
@@ -449,6 +466,11 @@ static void fq_antic_start(struct fq_sched *fqs, struct fq_flow *fqf,
 		in_turn = true;
 	if (fq_flow_lane(fqs, fqf))
 		in_turn = true;	/* served by the boost, not by its turn */
+	fqf->flags &= ~FQ_FF_BEHIND;
+	if (fq_drr_behind(fqs, fqf)) {
+		in_turn = true;
+		fqf->flags |= FQ_FF_BEHIND;
+	}
 	if (!(rq->flags & FQ_REQ_SYNC) || (fqf->flags & FQ_FF_ORPHAN) ||
 	    !in_turn || !fq_antic_window(fqs, fqf))
 		return;
@@ -491,9 +513,10 @@ static bool fq_drr_ahead(const struct fq_sched *fqs,
 static struct fq_req *fq_classq_pick(struct fq_sched *fqs,
 				     struct fq_classq *cq)
 {
+	bool boosted, later_was_empty;
 	struct fq_flow *fqf;
 	struct fq_req *rq;
-	bool boosted;
+	u32 later_min;
 
 	/* a boosted flow (fq_boost.c) first, else by round and turn */
 	fqf = fq_boost_first(fqs, cq);
@@ -519,6 +542,8 @@ static struct fq_req *fq_classq_pick(struct fq_sched *fqs,
 	fq_list_del(&rq->node);
 	fqf->nr_queued--;
 	fq_flow_head_update(fqs, fqf);
+	later_min = cq->later_min;
+	later_was_empty = fq_list_empty(&cq->later);
 	if (boosted) {
 		fq_boost_spend(cq, fqf, fq_cost(fqs, rq));
 	} else {
@@ -527,6 +552,9 @@ static struct fq_req *fq_classq_pick(struct fq_sched *fqs,
 	}
 	if (!fqf->nr_queued) {
 		fq_flow_unlink(fqs, fqf);
+		/* a drained debtor was on cq->later only for that moment */
+		if (!later_was_empty)
+			cq->later_min = later_min;
 		fq_antic_start(fqs, fqf, rq);
 	}
 	return rq;
@@ -547,34 +575,47 @@ static void fq_antic_cancel(struct fq_sched *fqs)
 
 /*
  * Whether the class is held for fqs->antic now; cancels the anticipation
- * when it is over.  Never while the flow's own requests are in flight
- * (it cannot issue the next one before they complete, and the others may
- * use the device meanwhile).  After its last completion, for its window:
- * the others may still dispatch while a slot is left for it (BFQ's
- * injection: the waiting flow only ever needs one), and the class is held
- * only when that slot is all there is.  A boosted flow (fq_boost.c) keeps
- * its reserve of slots from the others, while its request is in flight
+ * when it is over.  A flow in its turn: never while its own requests are
+ * in flight (it cannot issue the next one before they complete, and the
+ * others may use the device meanwhile); after its last completion, for
+ * its window, the others may still dispatch while a slot is left for it
+ * (the waiting flow only ever needs one), and the class is held only
+ * when that slot is all there is.  A flow behind the class's debtors
+ * (fq_drr_behind()): from its dispatch to the end of its window the
+ * debtors keep at most the injection limit below (fq_antic.c says why
+ * its own request in flight counts too), for at most its hold_until
+ * while that request is below.  A boosted flow (fq_boost.c) keeps its
+ * reserve of slots from the others, while its request is in flight
  * too: its next request must not queue behind theirs inside the device.
  */
 static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
 {
 	struct fq_flow *fqf = fqs->antic;
+	bool own = fqf->inflight || fqf->nr_batch;
+	bool behind;
 
 	if (fqf->nr_queued || !fqs->idle_us) {
 		fq_antic_cancel(fqs);
 		return false;
 	}
-	if (fqf->inflight || fqf->nr_batch)
-		return fq_flow_lane(fqs, fqf) &&
-		       fqs->depth_now <= FQ_BOOST_HOLD_DEPTH &&
-		       fq_boost_reserved(fqs, fqf);
-	if (!fqf->antic_until || now_ns >= fqf->antic_until) {
+	if (!own && (!fqf->antic_until || now_ns >= fqf->antic_until)) {
 		fq_antic_cancel(fqs);
 		return false;
 	}
-	if (fq_flow_lane(fqs, fqf) ? !fq_boost_reserved(fqs, fqf) :
-	    fqs->inflight + fqs->nr_batch + 1 < fqs->depth_now)
+	/* behind the debtors: they keep at most the injection limit below */
+	behind = (fqf->flags & FQ_FF_BEHIND) && fq_drr_behind(fqs, fqf) &&
+		 (!own || now_ns < fqf->hold_until) &&
+		 fqs->inflight + fqs->nr_batch - fqf->inflight - fqf->nr_batch >=
+		 fqs->inject;
+	if (fq_flow_lane(fqs, fqf)) {
+		if (!fq_boost_reserved(fqs, fqf) ||
+		    (own && fqs->depth_now > FQ_BOOST_HOLD_DEPTH))
+			return false;
+	} else if (!behind && (own ||
+		   fqs->inflight + fqs->nr_batch + 1 < fqs->depth_now)) {
 		return false;
+	}
+	fqs->held = behind;
 	if (!fqs->antic_blocked) {
 		fqs->antic_blocked = true;
 		fqs->st.idle_waits++;
@@ -667,6 +708,8 @@ u64 fq_drr_next_event(struct fq_sched *fqs, u64 now_ns)
 
 	if (fqf && !fqf->inflight && !fqf->nr_batch && fqf->antic_until)
 		t = fqf->antic_until;
+	else if (fqf && (fqf->flags & FQ_FF_BEHIND) && fqf->hold_until > now_ns)
+		t = fqf->hold_until;	/* a hold while its request is below */
 	if (fqs->cq[FQ_CI_IDLE].nr_busy && !fqs->nonidle_busy &&
 	    fqs->nonidle_seen) {
 		grace = fqs->nonidle_ns + (u64)fqs->grace_ms * 1000000;

@@ -119,6 +119,8 @@ enum {
 	FQ_FF_PACED = 1u << 5,
 	/* its last request went by the boost (fq_boost.c), not its turn */
 	FQ_FF_LANE = 1u << 6,
+	/* anticipated as behind the class's debtors (fq_drr_behind()) */
+	FQ_FF_BEHIND = 1u << 7,
 	/* in the policy's map: its ->unmap() runs when the flow is freed */
 	FQ_FF_MAPPED = FQ_FF_BUCKET | FQ_FF_HASHED,
 };
@@ -177,6 +179,10 @@ struct fq_flow {
 	u64 done_ns;		/* last sync completion that left it idle [ns] */
 	u32 ttime_ns;		/* think time, moving average [ns] (fq_antic.c) */
 	u32 svc_ns;		/* sync service time, moving average [ns] */
+	/* the same with no other request sent down since its previous one */
+	u32 svc_alone_ns;
+	u32 last_disp;		/* fqs->dispatches at its latest request */
+	u64 hold_until;		/* others held for its request till then [ns] */
 	u64 next_sector;	/* where its last request ended */
 	u32 round;		/* class round the deficit belongs to */
 	u32 nr_queued;		/* requests on ->queue */
@@ -190,6 +196,7 @@ struct fq_flow {
 	u8 last_sync;		/* last request picked was sync */
 	u8 ttime_n;		/* think-time samples, saturating */
 	u8 seq_pct;		/* requests near where the last ended [%], average */
+	u8 inj_before;		/* others' requests sent between its last two */
 	u16 boost_reqs;		/* requests served by the boost (fq_boost.c) */
 	struct fq_counts c;	/* per-flow counters */
 };
@@ -294,6 +301,11 @@ struct fq_sched {
 	struct fq_flow *antic;	/* flow the turn is held for, or NULL */
 	bool antic_blocked;	/* this anticipation has held someone */
 	/*
+	 * Injection limit (fq_antic.c): while a flow behind the others is
+	 * anticipated, the others may have this many requests below.
+	 */
+	u32 inject;
+	/*
 	 * Interactive boost (fq_boost.c): slots kept from the other flows
 	 * while a boosted flow is anticipated, and what teaches it: the
 	 * lowest service time of a boosted request [ns, slowly rising] and
@@ -333,6 +345,7 @@ struct fq_sched {
 	 * not completions).  full_on: full since full_since_ns.
 	 */
 	bool full_on;
+	bool held;		/* the last pick was held for a flow behind */
 	u64 full_since_ns;
 	u64 full_ns;
 	struct fq_depth dc;	/* depth=auto controller */
@@ -461,6 +474,7 @@ void fq_drr_charge(struct fq_sched *fqs, struct fq_flow *fqf,
 struct fq_req *fq_drr_pick(struct fq_sched *fqs, u64 now_ns);
 u64 fq_drr_next_event(struct fq_sched *fqs, u64 now_ns);
 bool fq_drr_owed(const struct fq_sched *fqs, const struct fq_flow *fqf);
+bool fq_drr_behind(const struct fq_sched *fqs, const struct fq_flow *fqf);
 void fq_ioprio_split(u16 ioprio, u32 *ci, u32 *level);
 u32 fq_level_weight(u32 level);
 u32 fq_rq_weight(const struct fq_req *rq, u32 level);
@@ -512,6 +526,7 @@ void fq_antic_enqueue(struct fq_sched *fqs, struct fq_flow *fqf,
 void fq_antic_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 		       const struct fq_req *rq, u64 now_ns);
 u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf);
+void fq_antic_dispatch(struct fq_sched *fqs, struct fq_flow *fqf, u64 now_ns);
 
 /* fq_switch.c */
 int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows);

@@ -111,6 +111,7 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 		fq_list_init(&fqs->heads[i / FQ_EXPIRE_SCALES][i % FQ_EXPIRE_SCALES]);
 	fq_list_init(&fqs->batch);
 	fqs->boost_reserve = 1;
+	fqs->inject = 0;	/* learns up from holding fully */
 	fqs->prng = seed;
 	fqs->hash_key = fq_hash64(seed, 1);
 	for (pp = fq_policies; *pp; pp++)
@@ -334,7 +335,8 @@ static void fq_full_account(struct fq_sched *fqs, u64 now_ns)
 			fqs->full_ns += now_ns - fqs->full_since_ns;
 		fqs->full_since_ns = now_ns;
 	}
-	fqs->full_on = fqs->inflight && fqs->inflight >= fqs->depth_now;
+	fqs->full_on = fqs->inflight && (fqs->inflight >= fqs->depth_now ||
+					 (fqs->held && fqs->queued));
 }
 
 /* @rq leaves the core's queues and goes down. */
@@ -350,6 +352,7 @@ static struct fq_req *fq_req_start(struct fq_sched *fqs, struct fq_req *rq,
 	fqf->inflight++;
 	fqs->inflight++;
 	fqs->dispatches++;
+	fq_antic_dispatch(fqs, fqf, now_ns);
 	fqs->depth_full = fqs->inflight >= fqs->depth_now;
 	fq_full_account(fqs, now_ns);
 	fqf->c.disp_reqs++;
@@ -386,9 +389,12 @@ struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns)
 		fqs->st.c.expired++;
 		return fq_req_start(fqs, rq, now_ns);
 	}
+	fqs->held = false;
 	rq = fqs->pol->pick(fqs, now_ns);
 	if (!rq) {
-		fqs->depth_full = false;	/* held back, not by the depth */
+		/* held back: by a hold for a flow behind, or not by the depth */
+		fqs->depth_full = fqs->held;
+		fq_full_account(fqs, now_ns);
 		return NULL;
 	}
 	return fq_req_start(fqs, rq, now_ns);

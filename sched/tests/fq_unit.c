@@ -1267,6 +1267,96 @@ static void t_expiry_billed_after(void)
 }
 
 /*
+ * A 4 KiB reader at queue depth 1 (its next read goes in as its last
+ * completes) and a 1 MiB reader (4 queued) for 20 s at the defaults
+ * (depth=auto seeded at 4, fairness=time) on a disk that serves in
+ * order and, like QEMU's throttle, bills each request's bytes to the
+ * next one: request k completes 2 ms + request k-1's bytes at 4 MiB/s
+ * after the later of its dispatch and k-1's completion.  @out: the
+ * reads each reader completed.
+ */
+static void th_billed_after_qd1(u64 out[2], struct fq_stats *st)
+{
+	static struct fq_req rq[5];
+	struct fq_req *fifo[8], *r;
+	u64 fin[8], last_fin = 0, prev_bytes = 0, t;
+	unsigned int head = 0, n = 0, i;
+
+	th_new_defaults("cfq");
+	memset(rq, 0, sizeof(rq));
+	out[0] = out[1] = 0;
+	for (i = 0; i < 5; i++) {
+		rq[i].key = i < 4 ? 1 : 2;
+		rq[i].sector = (u64)i << 20;
+		rq[i].bytes = i < 4 ? 1u << 20 : 4096;
+		rq[i].flags = SYNC;
+		fq_sched_enqueue(th.s, &rq[i], th.now);
+	}
+	while (th.now < 20000 * MS) {
+		while (n < 8 && (r = fq_sched_dispatch(th.s, th.now))) {
+			last_fin = (last_fin > th.now ? last_fin : th.now) +
+				   2 * MS + prev_bytes * 1000 * MS / (4 << 20);
+			prev_bytes = r->bytes;
+			fifo[(head + n) % 8] = r;
+			fin[(head + n) % 8] = last_fin;
+			n++;
+		}
+		CHECK(n < 8);
+		t = fq_sched_next_event(th.s, th.now);
+		if (n && (!t || fin[head] < t))
+			t = fin[head];
+		CHECK(t > th.now);
+		if (t <= th.now)
+			break;
+		th.now = t;
+		while (n && fin[head] <= th.now) {
+			r = fifo[head];
+			head = (head + 1) % 8;
+			n--;
+			fq_sched_complete(th.s, r, 0, th.now);
+			out[r->key - 1]++;
+			r->sector += 20ull << 20;
+			fq_sched_enqueue(th.s, r, th.now);
+		}
+	}
+	fq_sched_stats(th.s, st);
+	fprintf(stderr, "  4 KiB reader %llu reads, 1 MiB reader %llu reads; depth %u, %llu holds\n",
+		(unsigned long long)out[1], (unsigned long long)out[0],
+		st->depth_now, (unsigned long long)st->idle_waits);
+	while ((r = fq_sched_drain(th.s)))
+		;
+	for (; n; n--, head = (head + 1) % 8)
+		fq_sched_complete(th.s, fifo[head], 0, th.now);
+	CHECK_EQ(fq_check_invariants(th.s), 0);
+	fq_sched_destroy(th.s);
+	th.s = NULL;
+}
+
+/*
+ * The 4 KiB reader above is behind the 1 MiB reader in virtual time
+ * whenever it has a read below (a 1 MiB read costs 250 ms), so the 1 MiB
+ * reader is held while the 4 KiB read is below too (fq_drr_behind(), the
+ * injection limit at 0 once a 1 MiB read sent meanwhile made the next
+ * 4 KiB read wait 250 ms).  Without the hold the two alternate, one
+ * 4 KiB read per 1 MiB read or fewer: 28 reads in 20 s against 80 1 MiB
+ * reads (sim BENCH w3q1 on virtio, G 0.01).  With it each reader gets at
+ * least a quarter of the device time (reads x 3 ms and x 252 ms; 2090
+ * and 55 reads, 31/69, when this was written).
+ */
+static void t_hold_behind_billed_after(void)
+{
+	struct fq_stats st;
+	u64 n[2], busy_small, busy_big;
+
+	th_billed_after_qd1(n, &st);
+	busy_small = n[1] * 3 * MS;
+	busy_big = n[0] * 252 * MS;
+	CHECK(busy_small * 4 >= busy_small + busy_big);
+	CHECK(busy_big * 4 >= busy_small + busy_big);
+	CHECK(st.idle_waits > 0);
+}
+
+/*
  * The next deadline is the earliest head's, once others were served since
  * it became first (FQ_EXPIRE_MIN_DISPATCHES); before that a dispatch, not
  * a deadline, is what comes next.
@@ -3056,6 +3146,7 @@ static const struct fq_test_case cases[] = {
 	{ "expiry_rt_repeats", t_expiry_rt_repeats },
 	{ "expiry_slow_turns", t_expiry_slow_turns },
 	{ "expiry_billed_after", t_expiry_billed_after },
+	{ "hold_behind_billed_after", t_hold_behind_billed_after },
 	{ "expiry_own_backlog", t_expiry_own_backlog },
 	{ "depth", t_depth },
 	{ "anticipation", t_anticipation },
