@@ -13,6 +13,9 @@
 # every turn, so it gets about half.  Asserted: its share >= 0.40 (ideal
 # 0.5, minus the turns where all 4 of its requests are in flight), and
 # the raw device's share below it (else the setup is not device-bound).
+# On a checker kernel whose guest gets under 48 of the device's 64 reads
+# a second through fairq (CPU-bound, not device-bound), a share under
+# 0.40 is a counted skip saying so; on a stock kernel it fails.
 # Printed, not asserted: cfq at the default quantum of 8 (measured 0.51
 # on 6.1, tests/README.md).  Every fio run, the raw baseline included,
 # must succeed: a failed run fails the test.
@@ -60,14 +63,22 @@ read -r fl fh <<<"$PAIR"
 fq=$(share "$fl" "$fh")
 fairq_destroy fairq0
 null_blk_destroy nullb1
+unload_fairq
 
 printf '%-22s %10s %10s %12s\n' config light_iops heavy_iops light_share
 printf '%-22s %10s %10s %12s\n' "nullb1 mq-deadline" "$rl" "$rh" "$raw"
 printf '%-22s %10s %10s %12s\n' "fairq0 cfq depth=4 q=8" "$dl" "$dh" "$dq"
 printf '%-22s %10s %10s %12s\n' "fairq0 cfq depth=4 q=2" "$fl" "$fh" "$fq"
 
-awk -v s="$fq" 'BEGIN { exit !(s >= 0.40) }' ||
-	fatal "fairq cfq quantum=2: light reader's share $fq < 0.40"
+# The device does 64 reads a second; a guest that gets far less through
+# fairq is CPU-bound (a checker kernel on a busy host: 26 a second seen),
+# and then fio's resubmit time, not fairq, sets the shares.  There the
+# share is logged and the check is a counted skip; elsewhere it fails.
+fq_total=$(awk -v l="$fl" -v h="$fh" 'BEGIN { printf "%d\n", l + h }')
+if ! awk -v s="$fq" 'BEGIN { exit !(s >= 0.40) }'; then
+	[ "${FAIRQ_DEBUG_KERNEL:-0}" = 1 ] && [ "$fq_total" -lt 48 ] &&
+		skip_all "fairq cfq quantum=2: light reader's share $fq < 0.40 at $fq_total of 64 IOPS: CPU-bound on a checker kernel, not device-bound"
+	fatal "fairq cfq quantum=2: light reader's share $fq < 0.40 ($fq_total IOPS)"
+fi
 awk -v s="$raw" -v f="$fq" 'BEGIN { exit !(s < f) }' ||
 	fatal "raw mq-deadline share $raw not below fairq's $fq: the setup is not device-bound"
-unload_fairq
