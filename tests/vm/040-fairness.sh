@@ -70,10 +70,11 @@ printf '%-22s %10s %10s %12s\n' "nullb1 mq-deadline" "$rl" "$rh" "$raw"
 printf '%-22s %10s %10s %12s\n' "fairq0 cfq depth=4 q=8" "$dl" "$dh" "$dq"
 printf '%-22s %10s %10s %12s\n' "fairq0 cfq depth=4 q=2" "$fl" "$fh" "$fq"
 
-# The device does 64 reads a second; a guest that gets far less through
-# fairq is CPU-bound (a checker kernel on a busy host: 26 a second seen),
-# and then fio's resubmit time, not fairq, sets the shares.  There the
-# share is logged and the check is a counted skip; elsewhere it fails.
+# Through fairq the stock kernel does 49-51 reads a second here (the
+# device's rate), the debug kernel 25-28: there the guest's CPU, not the
+# device, sets the pace, and fio's resubmit time moves the shares (0.48-
+# 0.50 on an idle host, 0.385 with three guests on the 2 cores).  Below
+# 48 a miss is logged and counted as a skip; elsewhere it fails.
 fq_total=$(awk -v l="$fl" -v h="$fh" 'BEGIN { printf "%d\n", l + h }')
 if ! awk -v s="$fq" 'BEGIN { exit !(s >= 0.40) }'; then
 	[ "${FAIRQ_DEBUG_KERNEL:-0}" = 1 ] && [ "$fq_total" -lt 48 ] &&
