@@ -602,9 +602,13 @@ static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
 		fq_antic_cancel(fqs);
 		return false;
 	}
-	/* behind the debtors: they keep at most the injection limit below */
+	/*
+	 * behind the debtors: they keep at most the injection limit below;
+	 * its hold_until is set as its request goes down (one still in the
+	 * batch is about to: its old hold_until would let debtors in with it)
+	 */
 	behind = (fqf->flags & FQ_FF_BEHIND) && fq_drr_behind(fqs, fqf) &&
-		 (!own || now_ns < fqf->hold_until) &&
+		 (!own || fqf->nr_batch || now_ns < fqf->hold_until) &&
 		 fqs->inflight + fqs->nr_batch - fqf->inflight - fqf->nr_batch >=
 		 fqs->inject;
 	if (fq_flow_lane(fqs, fqf)) {
