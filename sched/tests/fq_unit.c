@@ -1444,6 +1444,41 @@ static void th_teach(u64 key, int n, u64 svc_us, u64 think_us, u16 ioprio)
 	}
 }
 
+/*
+ * A flow behind whose request is still in the dispatch batch is held for
+ * too: a batch filled at depth 2 takes its request and not a debtor's
+ * with it.  Its hold_until is set only as its request goes down, and a
+ * flow back from the pool (reaped while the disk was idle) has none yet:
+ * the debtor's 1 MiB read once went into the same batch.
+ */
+static void t_hold_behind_batch(void)
+{
+	struct fq_req *s, *b[2];
+	struct fq_flow *fqf;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	th_set("idle_us", "1000");
+	th_set("boost_ms", "0");	/* by its turn, not the boost lane */
+	th_set("fairness", "bytes");
+	th_teach(1, 4, 200, 100, 0);	/* think 100 us, service 200 us */
+	b[0] = th_enq(2, 1u << 22, 1u << 20, SYNC, 0);
+	b[1] = th_enq(2, (1u << 22) + 2048, 1u << 20, SYNC, 0);
+	CHECK(th_disp() == b[0]);	/* 2 turns' bytes: a debtor */
+	th_done(b[0], 0);
+	th_set("depth", "2");
+	s = th_enq(1, 400000, 4096, SYNC, 0);
+	CHECK(th_disp() == s);
+	fqf = s->flow;
+	CHECK(th.s->antic == fqf && (fqf->flags & FQ_FF_BEHIND));
+	CHECK(th_disp() == NULL);	/* b[1] held: injection limit 0 */
+	th_done(s, 0);
+	CHECK(th_disp() == NULL);	/* its window */
+	th.now = fqf->antic_until;
+	CHECK(th_disp() == b[1]);
+	th_free();
+}
+
 static void t_anticipation(void)
 {
 	struct fq_req *rq, *s, *b[3];
@@ -3147,6 +3182,7 @@ static const struct fq_test_case cases[] = {
 	{ "expiry_slow_turns", t_expiry_slow_turns },
 	{ "expiry_billed_after", t_expiry_billed_after },
 	{ "hold_behind_billed_after", t_hold_behind_billed_after },
+	{ "hold_behind_batch", t_hold_behind_batch },
 	{ "expiry_own_backlog", t_expiry_own_backlog },
 	{ "depth", t_depth },
 	{ "anticipation", t_anticipation },
