@@ -1166,6 +1166,20 @@ static void t_expiry_own_backlog(void)
 	th_free();
 }
 
+/* Queues @n reads: 4 of 1 MiB from flow 1, the rest of 4 KiB from flow 2. */
+static void th_enq_mixed(struct fq_req *rq, unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++) {
+		rq[i].key = i < 4 ? 1 : 2;
+		rq[i].sector = (u64)i << 20;
+		rq[i].bytes = i < 4 ? 1u << 20 : 4096;
+		rq[i].flags = SYNC;
+		fq_sched_enqueue(th.s, &rq[i], th.now);
+	}
+}
+
 /*
  * A 1 MiB reader (4 queued) and a 4 KiB reader (16 queued) at depth 1 on
  * a 4 MiB/s disk for 30 s, at the defaults (fairness=time): a request of
@@ -1179,19 +1193,12 @@ static void th_slow_disk(bool billed_after, u64 busy[2], struct fq_stats *st)
 	static struct fq_req rq[20];
 	u64 t, prev_bytes = 0;
 	struct fq_req *r;
-	unsigned int i;
 
 	th_new_defaults("cfq");
 	th_set("depth", "1");
 	memset(rq, 0, sizeof(rq));
 	busy[0] = busy[1] = 0;
-	for (i = 0; i < 20; i++) {
-		rq[i].key = i < 4 ? 1 : 2;
-		rq[i].sector = (u64)i << 20;
-		rq[i].bytes = i < 4 ? 1u << 20 : 4096;
-		rq[i].flags = SYNC;
-		fq_sched_enqueue(th.s, &rq[i], th.now);
-	}
+	th_enq_mixed(rq, 20);
 	while (th.now < 30000 * MS) {
 		r = fq_sched_dispatch(th.s, th.now);
 		if (!r) {
@@ -1280,18 +1287,12 @@ static void th_billed_after_qd1(u64 out[2], struct fq_stats *st)
 	static struct fq_req rq[5];
 	struct fq_req *fifo[8], *r;
 	u64 fin[8], last_fin = 0, prev_bytes = 0, t;
-	unsigned int head = 0, n = 0, i;
+	unsigned int head = 0, n = 0;
 
 	th_new_defaults("cfq");
 	memset(rq, 0, sizeof(rq));
 	out[0] = out[1] = 0;
-	for (i = 0; i < 5; i++) {
-		rq[i].key = i < 4 ? 1 : 2;
-		rq[i].sector = (u64)i << 20;
-		rq[i].bytes = i < 4 ? 1u << 20 : 4096;
-		rq[i].flags = SYNC;
-		fq_sched_enqueue(th.s, &rq[i], th.now);
-	}
+	th_enq_mixed(rq, 5);
 	while (th.now < 20000 * MS) {
 		while (n < 8 && (r = fq_sched_dispatch(th.s, th.now))) {
 			last_fin = (last_fin > th.now ? last_fin : th.now) +
