@@ -96,6 +96,18 @@ static void fairq_submit_list(struct bio_list *list)
 		return;
 	blk_start_plug(&plug);
 	while ((bio = bio_list_pop(list))) {
+		struct fairq_io *fio = container_of(bio, struct fairq_io, clone);
+
+		/*
+		 * Checked again: a write queued here while its lower turned
+		 * read-only would reach it, and the block layer only warns.
+		 * The clone ends as any failed one (fairq_clone_endio()).
+		 */
+		if (unlikely(op_is_write(bio_op(bio)) &&
+			     fairq_lower_refuses(fio->fd, bio))) {
+			bio_io_error(bio);
+			continue;
+		}
 		bio->bi_opf &= ~REQ_NOWAIT;
 		submit_bio_noacct(bio);
 	}

@@ -12,8 +12,9 @@
  * the next look nothing is lost: the lower device itself fails I/O past
  * its new end (bio_check_eod; a size of 0 is a vanished device and is not
  * mirrored), and writes are checked against the
- * lower's read-only state on every bio (fairq_lower_refuses()), because
- * the block layer only warns about writes to a read-only device.
+ * lower's read-only state on every bio (fairq_lower_refuses()), when it
+ * comes and again when a queued one goes down, because the block layer
+ * only warns about writes to a read-only device.
  */
 #include "fairq.h"
 

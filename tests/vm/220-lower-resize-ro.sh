@@ -11,6 +11,8 @@
 #    read-only table: direct and buffered writes fail with EIO, the lower
 #    device keeps its old data, fairq0 reports read-only (blockdev
 #    --getro), reads still work; back to read-write, writes work again;
+#  - writes queued in fairq (depth 1, lower suspended) while a read-only
+#    table is loaded fail with EIO when they go down (queued_case);
 #  - shrunk 128 -> 32 MiB while fairq0 is open: a write past the new end
 #    fails (EIO from the lower device; or, once fairq0 has shrunk, ENOSPC
 #    from the write or EINVAL from dd's seek past the end), fairq0
@@ -106,7 +108,59 @@ dirty() {
 	dd if=/dev/urandom of=/dev/fairq0 bs=4k count=64 seek=256 status=none || fatal "buffered write"
 }
 
+# queued_case: writes queued in fairq while the lower turns read-only
+# fail when they go down.  depth=1 and the dm device suspended: the first
+# of four direct 4 KiB writes (one dd each, blocks 2048-2051) waits in dm,
+# three wait in fairq's queue; a read-only table is loaded and resumed.
+# The first then completes (dm maps what it took while read-write; fairq
+# checked it when the lower was read-write too); the three queued ones
+# must fail with EIO and leave their blocks unchanged: without the check
+# at dispatch they went down to the read-only device (the block layer
+# only warns, "Trying to write to read-only block-device").
+queued_case() {
+	local i pids=() ok=0 eio=0 changed=0 before=()
+	for i in 0 1 2 3; do
+		before[i]=$(region_sha /dev/mapper/$DM $(((2048 + i) * 4)) 4)
+	done
+	fairq_set fairq0 depth 1 || fatal "depth=1 refused"
+	dmsetup suspend --nolockfs $DM || fatal "dmsetup suspend"
+	for i in 0 1 2 3; do
+		dd if=/dev/urandom of=/dev/fairq0 bs=4k count=1 seek=$((2048 + i)) \
+			oflag=direct status=none 2>/tmp/queued.$i &
+		pids[i]=$!
+	done
+	wait_for stat_above fairq0 queued 2
+	dmsetup load --readonly $DM --table "$(linear 128)" || fatal "dmsetup load --readonly"
+	dmsetup resume $DM || fatal "dmsetup resume"
+	for i in 0 1 2 3; do
+		if wait "${pids[i]}"; then
+			ok=$((ok + 1))
+		elif grep -q "Input/output error" /tmp/queued.$i; then
+			eio=$((eio + 1))
+		else
+			fatal "queued write $i: '$(cat /tmp/queued.$i)', expected EIO"
+		fi
+		[ "$(region_sha /dev/mapper/$DM $(((2048 + i) * 4)) 4)" = "${before[i]}" ] ||
+			changed=$((changed + 1))
+	done
+	[ $ok = 1 ] && [ $eio = 3 ] ||
+		fatal "4 writes across the switch, 1 below and 3 queued: $ok succeeded, $eio EIO (expected 1 and 3)"
+	[ $changed = 1 ] ||
+		fatal "4 writes across the switch: $changed blocks of the read-only lower changed (expected 1: the one dm held)"
+	dm_swap $DM "$(linear 128)"
+	wait_for ro_is fairq0 0
+	fairq_set fairq0 depth auto || fatal "depth=auto refused"
+	log "writes queued across the switch to read-only: 1 below completed, 3 queued failed with EIO, their blocks unchanged"
+}
+
 test_ro() {
+	# the cases' dirty pages must stay dirty until their fsync: no
+	# periodic writeback (on a slow kernel it wrote them back before the
+	# switch once, and the fsync then had nothing to fail)
+	local wb
+	wb=$(cat /proc/sys/vm/dirty_writeback_centisecs)
+	echo 0 >/proc/sys/vm/dirty_writeback_centisecs || fatal "vm.dirty_writeback_centisecs"
+	cleanup_push "echo $wb >/proc/sys/vm/dirty_writeback_centisecs"
 	dirty
 	blockdev --setro /dev/mapper/$DM || fatal "blockdev --setro"
 	ro_case "blockdev --setro"
@@ -125,6 +179,8 @@ test_ro() {
 	dd if=/dev/urandom of=/dev/fairq0 bs=4k count=64 seek=256 oflag=direct status=none ||
 		fatal "write after the read-write table"
 	log "read-write again: writes work"
+	echo "$wb" >/proc/sys/vm/dirty_writeback_centisecs || fatal "restoring vm.dirty_writeback_centisecs"
+	queued_case
 }
 
 test_shrink() {

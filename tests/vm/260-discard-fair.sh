@@ -24,7 +24,9 @@
 # device the storm does not crowd the reader out even straight down
 # (measured 0.43 raw, and 0.38-0.44 through the old fairq.ko that passed
 # discards down), so the share bound does not tell the change apart; the
-# counters below do (the old module fails them).  A device where a storm
+# counters below do (the old module fails them).  On a checker kernel
+# with the reader alone under 200 IOPS (CPU-bound) a share miss is a
+# counted skip (see the verdicts).  A device where a storm
 # straight down starves a reader is still to be found.
 # During the fairq storm /sys/block/nullb1/inflight is sampled: never more
 # than depth=4 (weak: requests the throttle holds back are not counted as
@@ -174,10 +176,21 @@ echo "fairq0 after the runs: enq_reqs $enq disp_reqs $disp done_reqs $done_ queu
 fairq_destroy fairq0
 null_blk_destroy nullb1
 
+# The stock kernel's reader alone does 234-247 reads a second here, near
+# the device's 256; a checker kernel sharing the host's 2 cores with a
+# second guest did 165-170, its CPU setting the pace, and the shares fell
+# for none straight down as well (0.17-0.41): there a share under the
+# bound with the reader alone under 200 is a counted skip, saying so.
+cpu_bound=""
 for row in "requests $req_share $req_inflight $req_calls" "bytes $byt_share $byt_inflight $byt_calls"; do
 	read -r name share infl calls <<<"$row"
-	awk -v s="$share" -v m=$MIN_SHARE 'BEGIN { exit !(s >= m) }' ||
-		fail "fairness=$name: the reader kept $share of its IOPS against the storm (< $MIN_SHARE)"
+	if ! awk -v s="$share" -v m=$MIN_SHARE 'BEGIN { exit !(s >= m) }'; then
+		if [ "${FAIRQ_DEBUG_KERNEL:-0}" = 1 ] && [ "$fq_alone" -lt 200 ]; then
+			cpu_bound+="fairness=$name: share $share < $MIN_SHARE with the reader alone at $fq_alone of 256 IOPS (none straight down: $raw_share): CPU-bound on a checker kernel, not device-bound; "
+		else
+			fail "fairness=$name: the reader kept $share of its IOPS against the storm (< $MIN_SHARE)"
+		fi
+	fi
 	[ "$infl" -le $DEPTH ] ||
 		fail "fairness=$name: $infl requests in flight on nullb1 during the storm (depth $DEPTH)"
 	[ "$calls" -ge 1 ] || fail "fairness=$name: no blkdiscard call completed during the storm"
@@ -187,3 +200,4 @@ done
 [ "$queued" = 0 ] && [ "$inflight" = 0 ] ||
 	fail "after the runs: queued $queued, inflight $inflight (expected 0, 0)"
 unload_fairq
+[ -z "$cpu_bound" ] || [ "$TLIB_FAILED" != 0 ] || skip_all "$cpu_bound"
