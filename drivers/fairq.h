@@ -57,6 +57,26 @@ struct fairq_cgw_entry {
 	u16 weight;		/* 1..FQ_WEIGHT_MAX */
 };
 
+/*
+ * Pass-through figures, per CPU, summed when read (fairq_pass_figures());
+ * a bio is counted by the CPU that submits it and the one that completes
+ * it.  Bytes as the core counts them (a dataless bio: FQ_NODATA_BYTES).
+ */
+struct fairq_pass_pcpu {
+	u64 reqs, bytes;		/* sent down by pass-through */
+	u64 done_reqs, done_bytes;	/* ... and completed */
+	u64 errors;			/* ... of them with an error */
+};
+
+/* What stats shows of pass-through, summed from fd->pass_pcpu. */
+struct fairq_pass_figs {
+	u64 reqs, bytes, done_reqs, done_bytes, errors;
+	u32 inflight;		/* sent down, not completed [bios] */
+	u32 inflight_max;	/* the most below at once since power-on [bios] */
+	u64 stops;		/* times pass-through stopped for scheduling */
+	bool on;		/* pass-through now */
+};
+
 /* Weights set by cgroup id, ascending; protected by ->lock. */
 struct fairq_cgw {
 	spinlock_t lock;
@@ -86,6 +106,24 @@ struct fairq_dev {
 	struct bio_list deferred;
 	/* submitters waiting for the core to go below max_queued */
 	struct wait_queue_head room_wait;
+
+	/*
+	 * Pass-through (fairq_io.c): while pass is set, a bio that finds
+	 * fewer than pass_depth slots taken takes one and goes straight
+	 * down, without fd->lock or the core.  pass, pass_depth and
+	 * pass_stops change under fd->lock.
+	 */
+	bool pass;
+	bool pass_used;			/* a bio passed since pass was set */
+	unsigned int pass_depth;	/* slots at most while pass is set */
+	unsigned int inflight_max;	/* most below at once [bios]; racy max */
+	/*
+	 * depth slots taken: the core's nr_inflight, the passed bios not
+	 * completed, and submitters about to give one back
+	 */
+	atomic_t slots;
+	u64 pass_stops;			/* pass -> scheduling switches; fd->lock */
+	struct fairq_pass_pcpu __percpu *pass_pcpu;	/* mkdir to release */
 
 	atomic_t pending;		/* clones not yet completed, +1 while running */
 	struct completion drained;	/* pending reached 0 after power-off dropped the +1 */
@@ -119,6 +157,7 @@ struct fairq_io {
 	unsigned long start;		/* bio_start_io_acct() time, if acct */
 	bool acct;
 	bool sched;			/* fq_sched_complete() is owed at endio */
+	bool pass;			/* went down by pass-through: rq.bytes counted */
 	struct fq_req rq;
 	struct bio clone;
 };
@@ -145,11 +184,14 @@ void fairq_lower_check_soon(struct fairq_dev *fd);
 bool fairq_lower_refuses(struct fairq_dev *fd, struct bio *bio);
 
 /* fairq_io.c */
+int fairq_io_init(struct fairq_dev *fd);
+void fairq_io_exit(struct fairq_dev *fd);
 void fairq_submit_bio(struct bio *bio);
-void fairq_io_init(struct fairq_dev *fd);
 void fairq_io_start(struct fairq_dev *fd);
 void fairq_io_stop(struct fairq_dev *fd);
 void fairq_kick(struct fairq_dev *fd);
+void fairq_pass_refresh(struct fairq_dev *fd);
+void fairq_pass_figures(struct fairq_dev *fd, struct fairq_pass_figs *pf);
 
 /* fairq_tunables.c: the one implementation behind configfs and sysfs */
 ssize_t fairq_attr_show(struct fairq_dev *fd, const char *name, char *page);

@@ -58,18 +58,23 @@ struct fairq_dev *fairq_dev_alloc(const char *name)
 	if (!fd)
 		return ERR_PTR(-ENOMEM);
 	fd->fqs = fq_sched_create("cfq", get_random_u64());
-	if (!fd->fqs) {
-		kfree(fd);
-		return ERR_PTR(-ENOMEM);
-	}
+	if (!fd->fqs)
+		goto out_free;
+	if (fairq_io_init(fd))
+		goto out_sched;
 	strscpy(fd->name, name, sizeof(fd->name));
 	fd->classify = FAIRQ_CLASSIFY_TGID;
 	mutex_init(&fd->cfg_lock);
 	mutex_init(&fd->tun_lock);
 	fairq_cgw_init(&fd->cgw);
-	fairq_io_init(fd);
 	fairq_lower_init(fd);
 	return fd;
+
+out_sched:
+	fq_sched_destroy(fd->fqs);
+out_free:
+	kfree(fd);
+	return ERR_PTR(-ENOMEM);
 }
 
 /* Last configfs reference: the device was powered off in drop_item. */
@@ -77,6 +82,7 @@ void fairq_dev_free(struct fairq_dev *fd)
 {
 	if (WARN_ON_ONCE(fd->disk))
 		return;
+	fairq_io_exit(fd);
 	fq_sched_destroy(fd->fqs);
 	kfree(fd->backing);
 	kfree(fd);

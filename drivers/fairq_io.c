@@ -21,6 +21,37 @@
  * fd->deferred.  So a reader never sleeps in the lower device's tag
  * allocation or writeback throttling for a writer's bio.  Completions
  * and the timer only queue the work item.
+ *
+ * Pass-through.  While the disk has room -- nothing queued in the core,
+ * fewer than its depth below, no flow anticipated beyond the one slot
+ * anticipation keeps, nothing held for the IDLE class
+ * (fq_sched_pass_depth()) -- fd->pass is set and a bio goes straight
+ * down from submit_bio with no fd->lock, no clock read and no core
+ * call: it takes a depth slot (fd->slots, which counts the core's own
+ * in flight too, bounded by fd->pass_depth) and returns it at
+ * completion.  The
+ * first bio that finds no token, or is IDLE-class (only the core knows
+ * when RT/BE work leaves it room), takes fd->lock, clears fd->pass and
+ * is queued in the core, like every bio after it; the core counts the
+ * slots passed bios still hold as in flight (fq_sched_pass()).  Pass-through comes
+ * back once the core is empty and there is room (fairq_pass_update(),
+ * after completions and dispatch).  Its completions feed neither the
+ * depth=auto controller nor the cost model, which learn from saturated
+ * stretches, and those are scheduled by construction; its bios are
+ * counted per CPU (fairq_pass_figures()).
+ *
+ * No bio slips past the switch: what is below never exceeds the depth
+ * in force when it went down.  Every bio below holds a slot.  A
+ * submitter takes one with a compare-and-exchange from n to n + 1 when
+ * n is below pass_depth, then looks at fd->pass and pass_depth again and
+ * keeps the slot only if pass-through is still on and n + 1 is within
+ * that depth; the switch clears fd->pass, then reads fd->slots, each
+ * side with a full barrier between (the store-buffer pattern).  Either
+ * the submitter sees the switch and gives its slot back, or the switch
+ * counts the slot.  The core hands out only slots that are free of
+ * both.  A submitter between its slot and its second look holds a slot
+ * it may give back a moment later: that can only keep another bio out
+ * meanwhile, never let one more in.
  */
 #include "fairq.h"
 
@@ -35,6 +66,77 @@
 #define FAIRQ_TIMER_MIN_NS	(20 * NSEC_PER_USEC)
 /* retry period if the core ever holds requests with no way forward */
 #define FAIRQ_STALL_POLL_NS	(10 * NSEC_PER_MSEC)
+
+/* Raise the high-water mark of what is below to @busy (racy, for stats). */
+static void fairq_note_busy(struct fairq_dev *fd, unsigned int busy)
+{
+	if (unlikely(busy > READ_ONCE(fd->inflight_max)))
+		WRITE_ONCE(fd->inflight_max, busy);
+}
+
+/*
+ * Tell the core how many slots passed bios hold (those not its own), and
+ * return all slots taken; @seen: bios passed since it was told last
+ * (fd->pass_used).  Before every fq_sched_dispatch().
+ */
+static unsigned int fairq_pass_sync(struct fairq_dev *fd, bool seen, u64 now_ns)
+{
+	unsigned int taken = atomic_read(&fd->slots);
+
+	lockdep_assert_held(&fd->lock);
+
+	fq_sched_pass(fd->fqs, taken - min(taken, fd->nr_inflight), seen, now_ns);
+	return taken;
+}
+
+/* Scheduling mode from now on: every bio goes through the core. */
+static void fairq_pass_stop(struct fairq_dev *fd, u64 now_ns)
+{
+	bool seen = false;
+
+	lockdep_assert_held(&fd->lock);
+
+	if (fd->pass) {
+		WRITE_ONCE(fd->pass, false);
+		/* pairs with the token's cmpxchg and with fairq_pass_put() */
+		smp_mb();
+		fd->pass_stops++;
+		seen = READ_ONCE(fd->pass_used);
+	}
+	fairq_pass_sync(fd, seen, now_ns);
+}
+
+/*
+ * Pass-through on when the disk has room, or its depth refreshed while
+ * it is on (the depth may have changed).  The core must be empty, which
+ * fq_sched_pass_depth() checks, and what is below fewer than that depth.
+ */
+static void fairq_pass_update(struct fairq_dev *fd, u64 now_ns)
+{
+	unsigned int depth;
+
+	lockdep_assert_held(&fd->lock);
+
+	if (!fd->running)
+		return;
+	depth = fq_sched_pass_depth(fd->fqs, now_ns);
+	if (fd->pass) {
+		WRITE_ONCE(fd->pass_depth, depth);
+		return;
+	}
+	if (atomic_read(&fd->slots) >= depth)
+		return;
+	WRITE_ONCE(fd->pass_used, false);
+	WRITE_ONCE(fd->pass_depth, depth);
+	/* pairs with smp_load_acquire() in fairq_pass_get() */
+	smp_store_release(&fd->pass, true);
+}
+
+/* A tunable changed (fd->lock held): schedule until the work item looks. */
+void fairq_pass_refresh(struct fairq_dev *fd)
+{
+	fairq_pass_stop(fd, ktime_get_ns());
+}
 
 static void fairq_arm_timer(struct fairq_dev *fd, u64 next_ns, u64 now_ns)
 {
@@ -55,23 +157,32 @@ static void fairq_arm_timer(struct fairq_dev *fd, u64 next_ns, u64 now_ns)
 /* Move everything the core lets go now onto @list; re-arm the timer. */
 static void fairq_collect(struct fairq_dev *fd, u64 now_ns, struct bio_list *list)
 {
+	unsigned int taken, n = 0;
 	struct fq_req *rq;
 	u64 next_ns;
 
 	lockdep_assert_held(&fd->lock);
 
+	taken = fairq_pass_sync(fd, false, now_ns);
 	while ((rq = fq_sched_dispatch(fd->fqs, now_ns))) {
 		struct fairq_io *fio = container_of(rq, struct fairq_io, rq);
 
 		fd->nr_queued--;
 		fd->nr_inflight++;
 		bio_list_add(list, &fio->clone);
+		n++;
+	}
+	if (n) {
+		atomic_add(n, &fd->slots);
+		/* what the core counted: the slots taken and its new ones */
+		fairq_note_busy(fd, taken + n);
 	}
 	/* waiters re-check under fd->lock, where they were queued */
 	if (!bio_list_empty(list) && waitqueue_active(&fd->room_wait))
 		wake_up(&fd->room_wait);
 	next_ns = fq_sched_next_event(fd->fqs, now_ns);
-	if (unlikely(!next_ns && fd->nr_queued && !fd->nr_inflight)) {
+	/* a passed bio's completion kicks dispatch too (fairq_pass_put()) */
+	if (unlikely(!next_ns && fd->nr_queued && !atomic_read(&fd->slots))) {
 		/* no completion and no timer would ever dispatch these */
 		pr_warn_once("%s: sched core holds %u requests without a timer; polling\n",
 			     fd->name, fd->nr_queued);
@@ -123,8 +234,12 @@ static void fairq_dispatch(struct fairq_dev *fd)
 	spin_lock_irqsave(&fd->lock, flags);
 	bio_list_merge(&list, &fd->deferred);
 	bio_list_init(&fd->deferred);
-	if (fd->running)
-		fairq_collect(fd, ktime_get_ns(), &list);
+	if (fd->running) {
+		u64 now_ns = ktime_get_ns();
+
+		fairq_collect(fd, now_ns, &list);
+		fairq_pass_update(fd, now_ns);
+	}
 	/* max_queued may have been raised */
 	if (waitqueue_active(&fd->room_wait))
 		wake_up(&fd->room_wait);
@@ -177,6 +292,46 @@ static void fairq_end_orig(struct fairq_io *fio)
 	fairq_put_pending(fd);
 }
 
+/*
+ * Give a passed bio's slot back.  While pass-through is on, that is all:
+ * the core holds nothing the slot could go to.  Else the core counts the
+ * slot as taken: tell it, and let what it queues use the slot.
+ */
+static void fairq_pass_put(struct fairq_dev *fd)
+{
+	unsigned long flags;
+
+	atomic_dec(&fd->slots);
+	/* pairs with smp_mb() in fairq_pass_stop() */
+	smp_mb__after_atomic();
+	if (likely(READ_ONCE(fd->pass)))
+		return;
+	spin_lock_irqsave(&fd->lock, flags);
+	if (fd->running) {
+		u64 now_ns = ktime_get_ns();
+
+		fairq_pass_sync(fd, false, now_ns);
+		/* from the work item, as for a scheduled completion */
+		if (fd->nr_queued)
+			queue_work(fd->wq, &fd->dispatch_work);
+		else
+			fairq_pass_update(fd, now_ns);
+	}
+	spin_unlock_irqrestore(&fd->lock, flags);
+}
+
+/* A pass-through clone completed: count it, then give its slot back. */
+static void fairq_pass_done(struct fairq_io *fio, blk_status_t status)
+{
+	struct fairq_dev *fd = fio->fd;
+
+	this_cpu_inc(fd->pass_pcpu->done_reqs);
+	this_cpu_add(fd->pass_pcpu->done_bytes, fio->rq.bytes);
+	if (unlikely(status))
+		this_cpu_inc(fd->pass_pcpu->errors);
+	fairq_pass_put(fd);
+}
+
 static void fairq_clone_endio(struct bio *clone)
 {
 	struct fairq_io *fio = container_of(clone, struct fairq_io, clone);
@@ -186,10 +341,13 @@ static void fairq_clone_endio(struct bio *clone)
 
 	orig->bi_status = clone->bi_status;
 	if (fio->sched) {
+		u64 now_ns = ktime_get_ns();
+
 		spin_lock_irqsave(&fd->lock, flags);
 		fq_sched_complete(fd->fqs, &fio->rq,
-				  blk_status_to_errno(clone->bi_status), ktime_get_ns());
+				  blk_status_to_errno(clone->bi_status), now_ns);
 		fd->nr_inflight--;
+		atomic_dec(&fd->slots);
 		/*
 		 * Refill from the work item, never inline: this may be hard
 		 * irq, or a lower driver's thread that our submission could
@@ -197,7 +355,11 @@ static void fairq_clone_endio(struct bio *clone)
 		 */
 		if (fd->nr_queued)
 			queue_work(fd->wq, &fd->dispatch_work);
+		else
+			fairq_pass_update(fd, now_ns);
 		spin_unlock_irqrestore(&fd->lock, flags);
+	} else if (fio->pass) {
+		fairq_pass_done(fio, clone->bi_status);
 	} else if (unlikely(clone->bi_status)) {
 		/* the core counts scheduled bios' errors; these never reach it */
 		atomic64_inc(&fd->passthrough_errs);
@@ -250,10 +412,21 @@ static bool fairq_sched_bio(struct bio *bio)
 	}
 }
 
+/* The bio's I/O priority: its own, else its submitter's. */
+static unsigned short fairq_bio_ioprio(struct bio *bio)
+{
+	unsigned short prio = bio_prio(bio);
+
+	/* submit_bio() fills in the task's ioprio, submit_bio_noacct() not */
+	if (IOPRIO_PRIO_CLASS(prio) == IOPRIO_CLASS_NONE)
+		prio = get_current_ioprio();
+	return prio;
+}
+
 static void fairq_fill_req(struct fairq_dev *fd, struct bio *bio, struct fq_req *rq)
 {
 	int classify = READ_ONCE(fd->classify);
-	unsigned short prio = bio_prio(bio);
+	unsigned short prio = fairq_bio_ioprio(bio);
 	unsigned int class;
 
 	memset(rq, 0, sizeof(*rq));
@@ -272,12 +445,42 @@ static void fairq_fill_req(struct fairq_dev *fd, struct bio *bio, struct fq_req 
 	if (classify == FAIRQ_CLASSIFY_CGROUP)
 		rq->weight = fairq_cgw_lookup(&fd->cgw, rq->key);
 
-	/* submit_bio() fills in the task's ioprio, submit_bio_noacct() not */
-	if (IOPRIO_PRIO_CLASS(prio) == IOPRIO_CLASS_NONE)
-		prio = get_current_ioprio();
 	class = IOPRIO_PRIO_CLASS(prio);
 	if (class != IOPRIO_CLASS_NONE)
 		rq->ioprio = FQ_IOPRIO(class, IOPRIO_PRIO_DATA(prio));
+}
+
+/*
+ * Take a depth slot for @bio: true if its clone may go straight down
+ * now.  No lock, no clock, no core: see "Pass-through" above.
+ */
+static bool fairq_pass_get(struct fairq_dev *fd, struct bio *bio)
+{
+	int n;
+
+	/* pairs with smp_store_release() in fairq_pass_update() */
+	if (!smp_load_acquire(&fd->pass))
+		return false;
+	if (IOPRIO_PRIO_CLASS(fairq_bio_ioprio(bio)) == IOPRIO_CLASS_IDLE)
+		return false;
+	n = atomic_read(&fd->slots);
+	do {
+		if (n >= (int)READ_ONCE(fd->pass_depth))
+			return false;
+	} while (!atomic_try_cmpxchg(&fd->slots, &n, n + 1));
+	/*
+	 * The cmpxchg is a full barrier: pairs with fairq_pass_stop().  The
+	 * depth read above may be an earlier stretch's: check it again.
+	 */
+	if (unlikely(!smp_load_acquire(&fd->pass) ||
+		     n + 1 > (int)READ_ONCE(fd->pass_depth))) {
+		fairq_pass_put(fd);
+		return false;
+	}
+	fairq_note_busy(fd, n + 1);
+	if (unlikely(!READ_ONCE(fd->pass_used)))
+		WRITE_ONCE(fd->pass_used, true);
+	return true;
 }
 
 /*
@@ -357,6 +560,8 @@ static void fairq_enqueue(struct fairq_dev *fd, struct fairq_io *fio)
 		return;
 	}
 	now_ns = ktime_get_ns();
+	/* after any wait: the core may have emptied and pass-through resumed */
+	fairq_pass_stop(fd, now_ns);
 	fq_sched_enqueue(fd->fqs, &fio->rq, now_ns);
 	fd->nr_queued++;
 	fairq_collect(fd, now_ns, &list);
@@ -415,6 +620,7 @@ void fairq_submit_bio(struct bio *bio)
 	fio->orig = bio;
 	fio->fd = fd;
 	fio->sched = false;
+	fio->pass = false;
 	fio->acct = blk_queue_io_stat(bio->bi_bdev->bd_disk->queue);
 	if (fio->acct)
 		fio->start = bio_start_io_acct(bio);
@@ -426,14 +632,26 @@ void fairq_submit_bio(struct bio *bio)
 		submit_bio_noacct(clone);
 		return;
 	}
+	if (fairq_pass_get(fd, bio)) {
+		fio->pass = true;
+		/* as the core would count it (fq_rq_bytes()) */
+		fio->rq.bytes = bio_has_data(bio) ? bio->bi_iter.bi_size : FQ_NODATA_BYTES;
+		this_cpu_inc(fd->pass_pcpu->reqs);
+		this_cpu_add(fd->pass_pcpu->bytes, fio->rq.bytes);
+		submit_bio_noacct(clone);
+		return;
+	}
 	fairq_fill_req(fd, bio, &fio->rq);
 	fio->sched = true;
 	fairq_enqueue(fd, fio);
 }
 
-/* Once per device, at mkdir. */
-void fairq_io_init(struct fairq_dev *fd)
+/* Once per device, at mkdir: 0 or -ENOMEM. */
+int fairq_io_init(struct fairq_dev *fd)
 {
+	fd->pass_pcpu = alloc_percpu(struct fairq_pass_pcpu);
+	if (!fd->pass_pcpu)
+		return -ENOMEM;
 	spin_lock_init(&fd->lock);
 	atomic64_set(&fd->passthrough, 0);
 	atomic64_set(&fd->passthrough_errs, 0);
@@ -442,6 +660,46 @@ void fairq_io_init(struct fairq_dev *fd)
 	init_waitqueue_head(&fd->room_wait);
 	hrtimer_init(&fd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	fd->timer.function = fairq_timer_fn;
+	return 0;
+}
+
+/* At the last configfs reference. */
+void fairq_io_exit(struct fairq_dev *fd)
+{
+	free_percpu(fd->pass_pcpu);
+}
+
+/*
+ * Pass-through figures for stats.  Completions are summed first: a bio
+ * counted done was counted sent before it went down, so reqs never
+ * trails done_reqs.
+ */
+void fairq_pass_figures(struct fairq_dev *fd, struct fairq_pass_figs *pf)
+{
+	int cpu;
+
+	memset(pf, 0, sizeof(*pf));
+	for_each_possible_cpu(cpu) {
+		const struct fairq_pass_pcpu *p = per_cpu_ptr(fd->pass_pcpu, cpu);
+
+		pf->done_reqs += READ_ONCE(p->done_reqs);
+		pf->done_bytes += READ_ONCE(p->done_bytes);
+		pf->errors += READ_ONCE(p->errors);
+	}
+	/* done before sent: pairs with the I/O path's own ordering */
+	smp_rmb();
+	for_each_possible_cpu(cpu) {
+		const struct fairq_pass_pcpu *p = per_cpu_ptr(fd->pass_pcpu, cpu);
+
+		pf->reqs += READ_ONCE(p->reqs);
+		pf->bytes += READ_ONCE(p->bytes);
+	}
+	pf->inflight = pf->reqs > pf->done_reqs ? (u32)(pf->reqs - pf->done_reqs) : 0;
+	pf->inflight_max = READ_ONCE(fd->inflight_max);
+	spin_lock_irq(&fd->lock);
+	pf->stops = fd->pass_stops;
+	pf->on = fd->pass;
+	spin_unlock_irq(&fd->lock);
 }
 
 /* Power-on, before add_disk(): fd->wq and fd->lower are set. */
@@ -451,11 +709,14 @@ void fairq_io_start(struct fairq_dev *fd)
 
 	reinit_completion(&fd->drained);
 	atomic_set(&fd->pending, 1);
+	atomic_set(&fd->slots, 0);
 	spin_lock_irqsave(&fd->lock, flags);
 	fd->nr_queued = 0;
 	fd->nr_inflight = 0;
+	fd->inflight_max = 0;
 	bio_list_init(&fd->deferred);
 	fd->running = true;
+	fairq_pass_update(fd, ktime_get_ns());
 	spin_unlock_irqrestore(&fd->lock, flags);
 }
 
@@ -473,6 +734,7 @@ void fairq_io_stop(struct fairq_dev *fd)
 	struct fq_req *rq;
 
 	spin_lock_irqsave(&fd->lock, flags);
+	fairq_pass_stop(fd, ktime_get_ns());
 	bio_list_merge(&list, &fd->deferred);
 	bio_list_init(&fd->deferred);
 	while ((rq = fq_sched_drain(fd->fqs))) {
@@ -490,6 +752,9 @@ void fairq_io_stop(struct fairq_dev *fd)
 
 	spin_lock_irqsave(&fd->lock, flags);
 	fd->running = false;
+	/* a completion during the drain may have turned it back on */
+	WRITE_ONCE(fd->pass, false);
+	fq_sched_pass(fd->fqs, 0, false, ktime_get_ns());
 	spin_unlock_irqrestore(&fd->lock, flags);
 	/* neither re-arms the other once running is false */
 	hrtimer_cancel(&fd->timer);

@@ -89,8 +89,25 @@ static void fairq_chomp(char *buf)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
+/*
+ * @st counts what the core saw; pass-through bios (@pf) are added to the
+ * request and byte counters, errors and inflight (docs/INTERFACE.md).
+ */
+static void fairq_add_pass(struct fq_stats *st, const struct fairq_pass_figs *pf)
+{
+	st->c.enq_reqs += pf->reqs;
+	st->c.enq_bytes += pf->bytes;
+	st->c.disp_reqs += pf->reqs;
+	st->c.disp_bytes += pf->bytes;
+	st->c.done_reqs += pf->done_reqs;
+	st->c.done_bytes += pf->done_bytes;
+	st->c.errors += pf->errors;
+	st->inflight += pf->inflight;
+}
+
 static int fairq_emit_totals(char *buf, struct fairq_dev *fd, const struct fq_stats *st,
-			     const char *policy, const char *depth)
+			     const struct fairq_pass_figs *pf, const char *policy,
+			     const char *depth)
 {
 	const struct fq_counts *c = &st->c;
 	int at = 0;
@@ -124,6 +141,10 @@ static int fairq_emit_totals(char *buf, struct fairq_dev *fd, const struct fq_st
 			    (long long)atomic64_read(&fd->passthrough));
 	at += sysfs_emit_at(buf, at, "passthrough_errors %lld\n",
 			    (long long)atomic64_read(&fd->passthrough_errs));
+	at += sysfs_emit_at(buf, at, "fastpath_on %d\n", pf->on);
+	at += sysfs_emit_at(buf, at, "fastpath_reqs %llu\n", pf->reqs);
+	at += sysfs_emit_at(buf, at, "fastpath_stops %llu\n", pf->stops);
+	at += sysfs_emit_at(buf, at, "inflight_max %u\n", pf->inflight_max);
 	at += sysfs_emit_at(buf, at, "mem_bytes %u\n", st->mem_bytes);
 	at += sysfs_emit_at(buf, at, "depth_now %u\n", st->depth_now);
 	at += sysfs_emit_at(buf, at, "depth_auto %u\n", st->depth_auto);
@@ -191,6 +212,7 @@ static ssize_t fairq_stats_show(struct kobject *kobj, struct kobj_attribute *att
 {
 	struct fairq_dev *fd = kobj_to_fd(kobj);
 	char policy[16] = "", depth[16] = "";
+	struct fairq_pass_figs pf;
 	struct fq_flow_info *flows;
 	struct fq_flows_walk walk;
 	struct fq_stats st;
@@ -217,10 +239,12 @@ static ssize_t fairq_stats_show(struct kobject *kobj, struct kobj_attribute *att
 		spin_unlock_irq(&fd->lock);
 	} while (more);
 	mutex_unlock(&fd->tun_lock);
+	fairq_pass_figures(fd, &pf);
+	fairq_add_pass(&st, &pf);
 
 	fairq_chomp(policy);
 	fairq_chomp(depth);
-	at = fairq_emit_totals(buf, fd, &st, policy, depth);
+	at = fairq_emit_totals(buf, fd, &st, &pf, policy, depth);
 	at = fairq_emit_progress(buf, at, fd);
 	for (i = 0; i < walk.n; i++)
 		at += fairq_emit_flow(buf, at, &flows[i]);

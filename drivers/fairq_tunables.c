@@ -169,9 +169,14 @@ static int fairq_sched_store(struct fairq_dev *fd, const char *name, const char 
 	mutex_lock(&fd->tun_lock);
 	spin_lock_irqsave(&fd->lock, flags);
 	ret = fq_sched_set(fd->fqs, name, buf);
-	/* a deeper queue or another policy may let bios go now */
-	if (!ret && fd->running)
+	/*
+	 * A deeper queue or another policy may let bios go now; the work
+	 * item resumes pass-through at the depth now in force.
+	 */
+	if (!ret && fd->running) {
+		fairq_pass_refresh(fd);
 		queue_work(fd->wq, &fd->dispatch_work);
+	}
 	spin_unlock_irqrestore(&fd->lock, flags);
 	mutex_unlock(&fd->tun_lock);
 	return ret;

@@ -162,21 +162,32 @@ void fq_boost_spend(struct fq_classq *cq, struct fq_flow *fqf, s64 cost)
 }
 
 /*
- * Whether the others must keep out of the slots reserved for @fqf, the
- * boosted flow anticipation waits for: they may have depth - reserve in
- * flight (at least one), never the slots its next request will need.
+ * The slots kept for a boosted flow anticipation waits for: the reserve,
+ * at most depth - 1 (the others keep one), at least one.
  */
-bool fq_boost_reserved(const struct fq_sched *fqs, const struct fq_flow *fqf)
+u32 fq_boost_slots(const struct fq_sched *fqs)
 {
-	u32 others = fqs->inflight - fqf->inflight + fqs->nr_batch -
-		     fqf->nr_batch;
 	u32 r = fqs->boost_reserve;
 
 	if (r >= fqs->depth_now)	/* the others keep one slot */
 		r = fqs->depth_now - 1;
 	if (!r)				/* depth 1: as any anticipation */
 		r = 1;
-	return others + r >= fqs->depth_now;
+	return r;
+}
+
+/*
+ * Whether the others must keep out of the slots reserved for @fqf, the
+ * boosted flow anticipation waits for: they may have depth - reserve in
+ * flight (at least one), never the slots its next request will need.
+ * Requests passed through (fq_sched_pass()) are the others' too.
+ */
+bool fq_boost_reserved(const struct fq_sched *fqs, const struct fq_flow *fqf)
+{
+	u32 others = fq_busy(fqs) - fqf->inflight + fqs->nr_batch -
+		     fqf->nr_batch;
+
+	return others + fq_boost_slots(fqs) >= fqs->depth_now;
 }
 
 /*

@@ -603,20 +603,21 @@ static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
 		return false;
 	}
 	/*
-	 * behind the debtors: they keep at most the injection limit below;
-	 * its hold_until is set as its request goes down (one still in the
+	 * behind the debtors: they keep at most the injection limit below
+	 * (requests passed through, fq_sched_pass(), are theirs too); its
+	 * hold_until is set as its request goes down (one still in the
 	 * batch is about to: its old hold_until would let debtors in with it)
 	 */
 	behind = (fqf->flags & FQ_FF_BEHIND) && fq_drr_behind(fqs, fqf) &&
 		 (!own || fqf->nr_batch || now_ns < fqf->hold_until) &&
-		 fqs->inflight + fqs->nr_batch - fqf->inflight - fqf->nr_batch >=
+		 fq_busy(fqs) + fqs->nr_batch - fqf->inflight - fqf->nr_batch >=
 		 fqs->inject;
 	if (fq_flow_lane(fqs, fqf)) {
 		if (!fq_boost_reserved(fqs, fqf) ||
 		    (own && fqs->depth_now > FQ_BOOST_HOLD_DEPTH))
 			return false;
 	} else if (!behind && (own ||
-		   fqs->inflight + fqs->nr_batch + 1 < fqs->depth_now)) {
+		   fq_busy(fqs) + fqs->nr_batch + 1 < fqs->depth_now)) {
 		return false;
 	}
 	fqs->held = behind;
@@ -629,7 +630,7 @@ static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
 
 static bool fq_idle_class_allowed(const struct fq_sched *fqs, u64 now_ns)
 {
-	if (fqs->nonidle_busy)
+	if (fqs->nonidle_busy || fqs->passing)
 		return false;
 	if (!fqs->nonidle_seen)
 		return true;
@@ -676,7 +677,7 @@ static void fq_batch_add(struct fq_sched *fqs, struct fq_req *rq)
 
 static void fq_batch_fill(struct fq_sched *fqs, u64 now_ns)
 {
-	u32 room = fqs->depth_now - fqs->inflight;
+	u32 room = fqs->depth_now - fq_busy(fqs);
 	struct fq_req *rq;
 
 	if (room > FQ_BATCH_MAX)
@@ -715,7 +716,7 @@ u64 fq_drr_next_event(struct fq_sched *fqs, u64 now_ns)
 	else if (fqf && (fqf->flags & FQ_FF_BEHIND) && fqf->hold_until > now_ns)
 		t = fqf->hold_until;	/* a hold while its request is below */
 	if (fqs->cq[FQ_CI_IDLE].nr_busy && !fqs->nonidle_busy &&
-	    fqs->nonidle_seen) {
+	    !fqs->passing && fqs->nonidle_seen) {
 		grace = fqs->nonidle_ns + (u64)fqs->grace_ms * 1000000;
 		if (grace > now_ns)
 			t = fq_time_min(t, grace);

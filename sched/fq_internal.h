@@ -296,6 +296,12 @@ struct fq_sched {
 	u32 nr_batch;
 	u32 queued;		/* requests queued or batched */
 	u32 inflight;		/* requests below */
+	/*
+	 * Requests the caller sent down without the core (pass-through,
+	 * fq_sched_pass()), in flight: they hold depth slots and count as
+	 * RT/BE work for the idle grace
+	 */
+	u32 passing;
 	u64 seq;		/* enqueue sequence number */
 	u64 dispatches;		/* requests sent down, ever */
 	struct fq_flow *antic;	/* flow the turn is held for, or NULL */
@@ -489,6 +495,7 @@ void fq_boost_account(struct fq_sched *fqs, struct fq_classq *cq,
 		      const struct fq_flow *fqf, s64 cost);
 struct fq_flow *fq_boost_first(struct fq_sched *fqs, struct fq_classq *cq);
 void fq_boost_spend(struct fq_classq *cq, struct fq_flow *fqf, s64 cost);
+u32 fq_boost_slots(const struct fq_sched *fqs);
 bool fq_boost_reserved(const struct fq_sched *fqs, const struct fq_flow *fqf);
 void fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 		       const struct fq_req *rq, u64 svc_ns);
@@ -580,6 +587,12 @@ static inline u32 fq_rq_fifo(const struct fq_req *rq)
 	if (FQ_IOPRIO_CLASS(rq->ioprio) == FQ_CLASS_IDLE)
 		return FQ_FIFO_IDLE;
 	return (rq->flags & FQ_REQ_SYNC) ? FQ_FIFO_SYNC : FQ_FIFO_ASYNC;
+}
+
+/* Requests below, whoever sent them: what the depth limits. */
+static inline u32 fq_busy(const struct fq_sched *fqs)
+{
+	return fqs->inflight + fqs->passing;
 }
 
 static inline bool fq_rq_nonidle(const struct fq_req *rq)

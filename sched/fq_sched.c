@@ -335,8 +335,8 @@ static void fq_full_account(struct fq_sched *fqs, u64 now_ns)
 			fqs->full_ns += now_ns - fqs->full_since_ns;
 		fqs->full_since_ns = now_ns;
 	}
-	fqs->full_on = fqs->inflight && (fqs->inflight >= fqs->depth_now ||
-					 (fqs->held && fqs->queued));
+	fqs->full_on = fq_busy(fqs) && (fq_busy(fqs) >= fqs->depth_now ||
+					(fqs->held && fqs->queued));
 }
 
 /* @rq leaves the core's queues and goes down. */
@@ -353,7 +353,7 @@ static struct fq_req *fq_req_start(struct fq_sched *fqs, struct fq_req *rq,
 	fqs->inflight++;
 	fqs->dispatches++;
 	fq_antic_dispatch(fqs, fqf, now_ns);
-	fqs->depth_full = fqs->inflight >= fqs->depth_now;
+	fqs->depth_full = fq_busy(fqs) >= fqs->depth_now;
 	fq_full_account(fqs, now_ns);
 	fqf->c.disp_reqs++;
 	fqf->c.disp_bytes += fq_rq_bytes(rq);
@@ -377,8 +377,8 @@ struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns)
 	fq_now(fqs, now_ns);
 	if (fqs->pol->tick)
 		fqs->pol->tick(fqs, now_ns);
-	if (fqs->inflight >= fqs->depth_now || !fqs->queued) {
-		fqs->depth_full = fqs->inflight >= fqs->depth_now;
+	if (fq_busy(fqs) >= fqs->depth_now || !fqs->queued) {
+		fqs->depth_full = fq_busy(fqs) >= fqs->depth_now;
 		return NULL;
 	}
 	rq = fq_expired(fqs, now_ns);
@@ -487,7 +487,7 @@ u64 fq_sched_next_event(struct fq_sched *fqs, u64 now_ns)
 
 	if (fqs->pol->next_event)
 		t = fqs->pol->next_event(fqs, now_ns);
-	if (fqs->queued && fqs->inflight < fqs->depth_now) {
+	if (fqs->queued && fq_busy(fqs) < fqs->depth_now) {
 		for (i = 0; i < FQ_FIFO_IDLE * FQ_EXPIRE_SCALES; i++) {
 			fqf = fq_heads_first(fqs, i / FQ_EXPIRE_SCALES,
 					     i % FQ_EXPIRE_SCALES);
@@ -499,4 +499,34 @@ u64 fq_sched_next_event(struct fq_sched *fqs, u64 now_ns)
 		}
 	}
 	return t;
+}
+
+void fq_sched_pass(struct fq_sched *fqs, u32 inflight, bool seen, u64 now_ns)
+{
+	fq_now(fqs, now_ns);
+	/* RT/BE work existed up to now: the idle grace counts from here */
+	if (inflight || fqs->passing || seen) {
+		fqs->nonidle_seen = true;
+		if (now_ns > fqs->nonidle_ns)
+			fqs->nonidle_ns = now_ns;
+	}
+	fqs->passing = inflight;
+	fq_full_account(fqs, now_ns);
+}
+
+u32 fq_sched_pass_depth(struct fq_sched *fqs, u64 now_ns)
+{
+	const struct fq_flow *fqf = fqs->antic;
+
+	if (fqs->queued)
+		return 0;
+	/*
+	 * An anticipated flow keeps its one slot (fq_antic_holds()), a
+	 * boosted one its reserve (fq_boost_reserved())
+	 */
+	if (fqf && fqs->idle_us && (fqf->inflight || fqf->nr_batch ||
+				    !fqf->antic_until || now_ns < fqf->antic_until))
+		return fqs->depth_now - (fq_flow_lane(fqs, fqf) ?
+					 fq_boost_slots(fqs) : 1);
+	return fqs->depth_now;
 }

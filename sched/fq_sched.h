@@ -277,6 +277,34 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 		       u64 now_ns);
 
 /*
+ * Pass-through: a caller may send requests down without the core while
+ * the disk has room (fairq.ko's lock-free path, fairq_io.c).  Those hold
+ * depth slots the core must not hand out again, and they are RT/BE work
+ * that the IDLE class must wait behind.
+ *
+ * fq_sched_pass_depth - how many requests may be in flight below, of both
+ * kinds, while the caller passes requests through; 0 when it must not
+ * (requests are queued, batched or held for the IDLE class).  That is
+ * depth_now, or depth_now - 1 while a flow is anticipated (the slot
+ * anticipation keeps for it, or the reserve of a boosted flow, fq_boost.c;
+ * the anticipated flow's own request then comes through the core and
+ * gets it).  Valid until the next call into
+ * the core; pass-through requests are never IDLE-class.
+ *
+ * fq_sched_pass - the caller's count of pass-through requests in flight
+ * at @now_ns (never fewer than there are: a count that runs ahead only
+ * keeps a slot empty), before any fq_sched_dispatch() while it has
+ * any.  fq_sched_dispatch() keeps @inflight plus its own in flight at
+ * most depth.  @seen: some went down since the last call, even if none
+ * is in flight now.  Either means RT/BE work existed until @now_ns, so the
+ * IDLE class waits its idle grace from then.  Not reported to the depth
+ * controller or the cost model, which learn from saturated stretches,
+ * and not in any counter of fq_sched_stats(): the caller counts them.
+ */
+u32 fq_sched_pass_depth(struct fq_sched *fqs, u64 now_ns);
+void fq_sched_pass(struct fq_sched *fqs, u32 inflight, bool seen, u64 now_ns);
+
+/*
  * fq_sched_next_event - absolute time [ns] at which the caller should
  * call fq_sched_dispatch() even if no enqueue or completion happens
  * (anticipation running out, idle_grace ending, an sfq perturbation), or

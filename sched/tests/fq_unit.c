@@ -1663,6 +1663,114 @@ static void t_anticipation_rt_preempts(void)
 	th_free();
 }
 
+/* ---- pass-through (fq_sched_pass, fq_sched_pass_depth) ---- */
+
+/*
+ * Requests passed through hold depth slots: the core fills only what is
+ * left, and gives a slot back only when the caller reports fewer.
+ */
+static void t_pass_depth_slots(void)
+{
+	struct fq_req *rq[4];
+	struct fq_stats st;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "4");
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 4);
+	fq_sched_pass(th.s, 3, true, th.now);
+	for (i = 0; i < 4; i++)
+		th_enq(1, (u64)i, 4096, SYNC, BE(4));
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 0);	/* queued */
+	rq[0] = th_disp();
+	CHECK(rq[0] != NULL);
+	CHECK(th_disp() == NULL);		/* 3 passing + 1 = depth */
+	CHECK(fq_sched_next_event(th.s, th.now) == 0);
+	fq_sched_pass(th.s, 1, false, th.now);	/* two of them completed */
+	rq[1] = th_disp();
+	rq[2] = th_disp();
+	CHECK(rq[1] && rq[2]);
+	CHECK(th_disp() == NULL);
+	fq_sched_pass(th.s, 0, false, th.now);
+	rq[3] = th_disp();
+	CHECK(rq[3] != NULL);
+	CHECK(th_disp() == NULL);
+	/* the depth lowered below what is in flight: nothing goes */
+	th_set("depth", "2");
+	for (i = 0; i < 4; i++)
+		th_done(rq[i], 0);
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 2);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.c.enq_reqs, 4);		/* the caller counts its own */
+	CHECK_EQ(st.c.done_reqs, 4);
+	CHECK_EQ(st.inflight, 0);
+	th_free();
+}
+
+/* Passed-through requests are RT/BE work: IDLE waits its grace after. */
+static void t_pass_idle_grace(void)
+{
+	struct fq_req *rq, *idle;
+
+	th_new("cfq");
+	th_set("idle_grace_ms", "10");
+	fq_sched_pass(th.s, 2, true, th.now);
+	idle = th_enq(9, 0, 4096, 0, IDLE);
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 0);
+	th.now += 50 * MS;
+	CHECK(th_disp() == NULL);		/* still in flight */
+	CHECK(fq_sched_next_event(th.s, th.now) == 0);
+	fq_sched_pass(th.s, 0, false, th.now);	/* the last one completed */
+	CHECK(th_disp() == NULL);
+	CHECK_EQ(fq_sched_next_event(th.s, th.now), th.now + 10 * MS);
+	th.now += 10 * MS;
+	CHECK(th_disp() == idle);
+	th_done(idle, 0);
+	th_free();
+
+	/* none in flight, but some went down: the grace counts from then */
+	th_new("cfq");
+	th_set("idle_grace_ms", "10");
+	fq_sched_pass(th.s, 0, true, th.now);
+	idle = th_enq(9, 0, 4096, 0, IDLE);
+	CHECK(th_disp() == NULL);
+	th.now += 10 * MS;
+	rq = th_disp();
+	CHECK(rq == idle);
+	th_free();
+
+	/* nothing passed through: IDLE alone goes at once, as before */
+	th_new("cfq");
+	fq_sched_pass(th.s, 0, false, th.now);
+	idle = th_enq(9, 0, 4096, 0, IDLE);
+	CHECK(th_disp() == idle);
+	th_free();
+}
+
+/* An anticipated flow keeps one slot from pass-through too. */
+static void t_pass_anticipation(void)
+{
+	struct fq_req *s;
+
+	th_new("cfq");
+	th_set("depth", "4");
+	th_set("idle_us", "1000");
+	th_teach(1, 4, 200, 100, 0);		/* think 100 us, service 200 us */
+	s = th_enq(1, 0, 4096, SYNC, 0);
+	th_enq(2, 0, 4096, 0, 0);
+	CHECK(th_disp() == s);			/* flow 1 drained: anticipated */
+	CHECK(th_disp() != NULL);
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 3);
+	th.now += 200 * US;
+	th_done(s, 0);
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 3);	/* its window */
+	th.now += 250 * US;
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 4);	/* ran out */
+	th_set("idle_us", "0");
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 4);
+	th_free();
+}
+
 /*
  * A flow that comes back after a pause longer than a round (a reader
  * with think time) starts at the head of the current round -- it is not
@@ -3176,6 +3284,9 @@ static const struct fq_test_case cases[] = {
 	{ "idle_class_alone", t_idle_class_alone },
 	{ "idle_class_no_expiry", t_idle_class_no_expiry },
 	{ "class_upgrade", t_class_upgrade },
+	{ "pass_depth_slots", t_pass_depth_slots },
+	{ "pass_idle_grace", t_pass_idle_grace },
+	{ "pass_anticipation", t_pass_anticipation },
 	{ "expiry_sync", t_expiry_sync },
 	{ "expiry_async_oldest_first", t_expiry_async_oldest_first },
 	{ "expiry_next_event", t_expiry_next_event },
