@@ -265,6 +265,7 @@ struct fq_sched {
 	u32 expire_ms[2];	/* fifo_expire_{sync,async}_ms [ms] */
 	u32 max_flows;		/* pool size [flows] */
 	u32 max_queued;		/* requests queued at most, for the caller [requests] */
+	u32 fastpath;		/* 1: the caller may pass requests by (fq_sched_pass_depth()) */
 
 	/* flow pool */
 	struct fq_flow *pool;	/* max_flows flows */

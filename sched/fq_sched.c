@@ -518,7 +518,7 @@ u32 fq_sched_pass_depth(struct fq_sched *fqs, u64 now_ns)
 {
 	const struct fq_flow *fqf = fqs->antic;
 
-	if (fqs->queued)
+	if (fqs->queued || !fqs->fastpath)
 		return 0;
 	/*
 	 * An anticipated flow keeps its one slot (fq_antic_holds()), a

@@ -164,6 +164,7 @@ static void t_create_defaults(void)
 		{ "fifo_expire_async_ms", "1000\n" },
 		{ "max_flows", "4096\n" },
 		{ "max_queued", "1024\n" },
+		{ "fastpath", "on\n" },
 	};
 	unsigned int i;
 
@@ -1767,6 +1768,11 @@ static void t_pass_anticipation(void)
 	th.now += 250 * US;
 	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 4);	/* ran out */
 	th_set("idle_us", "0");
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 4);
+	th_set("fastpath", "off");		/* every request scheduled */
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 0);
+	th_get("fastpath", "off\n");
+	th_set("fastpath", "on");
 	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 4);
 	th_free();
 }

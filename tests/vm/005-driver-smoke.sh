@@ -22,7 +22,8 @@ test_create() {
 	null_blk_create $NB memory_backed=1 size=256 blocksize=512
 	cleanup_push null_blk_destroy $NB
 	load_fairq
-	fairq_create $FQ /dev/$NB depth=8
+	# fastpath=off: a QD1 reader must show as a flow (test_flow_lines)
+	fairq_create $FQ /dev/$NB depth=8 fastpath=off
 	cleanup_push fairq_destroy $FQ
 	[ "$(dev_size_mb /dev/$FQ)" = 256 ] || fatal "$FQ is $(dev_size_mb /dev/$FQ) MiB, want 256"
 	[ -d "$SYS" ] || fatal "$SYS missing"
@@ -122,7 +123,8 @@ test_power_off_rules() {
 # counted as passthrough.
 test_passthrough() {
 	local q=/sys/block/fqs2/queue l=/sys/block/vdb/queue a p0 p1
-	fairq_create fqs2 /dev/vdb
+	# fastpath=off: test_classify reads the flow keys of QD1 readers
+	fairq_create fqs2 /dev/vdb fastpath=off
 	for a in logical_block_size physical_block_size max_hw_sectors_kb \
 		 discard_max_bytes rotational; do
 		[ "$(cat $q/$a)" = "$(cat $l/$a)" ] ||

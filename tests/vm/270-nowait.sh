@@ -31,7 +31,9 @@ fio --enghelp 2>/dev/null | grep -qw io_uring || skip_all "fio has no io_uring e
 cleanup_push "null_blk_destroy $NB"
 cleanup_push "fairq_destroy fairq0"
 null_blk_create "$NB" memory_backed=1 size=128 blocksize=4096
-fairq_create fairq0 "/dev/$NB" classify=pid
+# fastpath=off: the flow keys are the evidence, and bios that bypass the
+# scheduler have none (290-fastpath-switch runs io_uring on the fast path)
+fairq_create fairq0 "/dev/$NB" classify=pid fastpath=off
 
 # The disk says it takes REQ_NOWAIT where the kernel shows it (6.5+).
 if [ -r /sys/block/fairq0/queue/nowait ]; then
