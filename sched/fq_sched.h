@@ -298,9 +298,11 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
  * any.  fq_sched_dispatch() keeps @inflight plus its own in flight at
  * most depth.  @seen: some went down since the last call, even if none
  * is in flight now.  Either means RT/BE work existed until @now_ns, so the
- * IDLE class waits its idle grace from then.  Not reported to the depth
- * controller or the cost model, which learn from saturated stretches,
- * and not in any counter of fq_sched_stats(): the caller counts them.
+ * IDLE class waits its idle grace from then.  They count towards the
+ * depth being full (depth_full_ms), but their completions teach neither
+ * the depth controller nor the cost model, which learn from saturated
+ * stretches, and they are in no counter of fq_sched_stats(): the caller
+ * counts them.
  */
 u32 fq_sched_pass_depth(struct fq_sched *fqs, u64 now_ns);
 void fq_sched_pass(struct fq_sched *fqs, u32 inflight, bool seen, u64 now_ns);

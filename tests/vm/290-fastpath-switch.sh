@@ -1,0 +1,200 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# The lock-free fast path and its switch to scheduling (issue 17): while
+# the disk has room a bio bypasses the core; the first that finds the
+# depth full switches the device to scheduling, which lasts until the
+# core is empty.  This hammers that boundary and counts every bio in and
+# out.  fairq0 over a memory-backed null_blk that completes each request
+# after 100 us (so bursts stay in flight), with fio jobs on their own
+# regions, each writing and verifying (crc32c):
+#   qd1    libaio, iodepth 1 (the fast path, mostly);
+#   burst  libaio, iodepth 64 in bursts of 64 then 3 ms of think time
+#          (crosses the depth, drains, crosses again);
+#   uring  io_uring (REQ_NOWAIT inline; libaio if fio lacks it), iodepth 4;
+#   big    libaio 64 KiB sequential writes, iodepth 2.
+# 1. depth=8: both modes used (fastpath_reqs > 0, bios scheduled too,
+#    fastpath_stops > 0); never more than 8 below: fairq's inflight_max,
+#    and the lower device's own in-flight count sampled all along (an
+#    observation independent of fairq's bookkeeping, requests <= bios).
+# 2. The same jobs plus an IDLE-class writer (always scheduled) while a
+#    loop rewrites depth (1 2 4 8 16 auto, depth_max 32), policy,
+#    fastpath, idle_us and fairness: nothing refused, never more than 32
+#    below.
+# After each: fio's verify, enq_reqs == disp_reqs == done_reqs and the
+# same for bytes, nothing queued or in flight, no error, and the lower
+# device holds what fairq0 reads.
+# 3. rmdir while the jobs run (forced teardown, the drain): fio ends with
+#    errors in bounded time, fairq0 is gone and the lower device released.
+DESCRIPTION="fast path <-> scheduling under bursts across the depth, tunable changes, IDLE; verify; no slip past depth"
+TIMEOUT=600
+# shellcheck source=rc
+. /fairq/tests/vm/rc
+
+NB=nullb290
+CFS=$FAIRQ_CONFIGFS
+MB=$(scaled 6)		# per job
+DEPTH=8
+DEPTH_MAX=32
+
+require_cmd fio
+ENGINE=io_uring
+fio --enghelp 2>/dev/null | grep -qw io_uring &&
+	[ "$(cat /proc/sys/kernel/io_uring_disabled 2>/dev/null || echo 0)" = 0 ] ||
+	ENGINE=libaio
+
+cleanup_push "null_blk_destroy $NB"
+cleanup_push "fairq_destroy fairq0"
+null_blk_create "$NB" memory_backed=1 size=128 blocksize=4096 irqmode=2 \
+	completion_nsec=100000 hw_queue_depth=64
+echo none >/sys/block/$NB/queue/scheduler 2>/dev/null
+fairq_create fairq0 "/dev/$NB" depth=$DEPTH depth_max=$DEPTH_MAX
+check "fastpath defaults to on" grep -qx on /sys/block/fairq0/fairq/fastpath
+
+# fio_args ROUND "GLOBAL OPTIONS" [MORE JOBS...]: the fio command line of
+# the round's jobs, one region of MB each (region 5: the IDLE writer).
+fio_args() {
+	local r=$1 g=$2
+	shift 2
+	# shellcheck disable=SC2086
+	echo --output="/tmp/fio290-$r.out" --minimal --filename=/dev/fairq0 \
+		--direct=1 --verify=crc32c --do_verify=1 --verify_fatal=1 \
+		--size="${MB}M" --randrepeat=0 $g \
+		--name=qd1 --offset=0 --ioengine=libaio --iodepth=1 --rw=randwrite --bs=4k \
+		--name=burst --offset="$MB"M --ioengine=libaio --iodepth=64 \
+		--iodepth_batch_submit=64 --thinktime=3000 --thinktime_blocks=64 \
+		--rw=randwrite --bs=4k \
+		--name=uring --offset=$((2 * MB))M --ioengine=$ENGINE --iodepth=4 \
+		--rw=randwrite --bs=4k \
+		--name=big --offset=$((3 * MB))M --ioengine=libaio --iodepth=2 --rw=write \
+		--bs=64k "$@"
+}
+
+# job_ok ROUND: fio's minimal output has no job error (field 5)
+job_ok() {
+	awk -F';' '$5 != 0 { bad = 1; print "job " $3 " error " $5 } END { exit bad }' \
+		"/tmp/fio290-$1.out"
+}
+
+LOWMAX=0
+# watch PID: sample the lower device's in-flight requests until PID ends
+watch() {
+	local r w n=0
+	LOWMAX=0
+	while kill -0 "$1" 2>/dev/null; do
+		read -r r w </sys/block/$NB/inflight
+		[ $((r + w)) -gt "$LOWMAX" ] && LOWMAX=$((r + w))
+		n=$((n + 1))
+	done
+	log "$n samples of $NB's in-flight requests, at most $LOWMAX"
+}
+
+# settle_ok ROUND BOUND: the accounting at rest after a round
+settle_ok() {
+	local r=$1 bound=$2 s=/sys/block/fairq0/fairq/stats
+	local enq disp done_ eb db fb fast stops imax
+	enq=$(stat_field fairq0 enq_reqs)
+	disp=$(stat_field fairq0 disp_reqs)
+	done_=$(stat_field fairq0 done_reqs)
+	eb=$(stat_field fairq0 enq_bytes)
+	db=$(stat_field fairq0 disp_bytes)
+	fb=$(stat_field fairq0 done_bytes)
+	fast=$(stat_field fairq0 fastpath_reqs)
+	stops=$(stat_field fairq0 fastpath_stops)
+	imax=$(stat_field fairq0 inflight_max)
+	log "$r: enq_reqs $enq, fastpath_reqs $fast, fastpath_stops $stops," \
+		"inflight_max $imax, lower in flight at most $LOWMAX"
+	[ "$enq" = "$disp" ] && [ "$disp" = "$done_" ] &&
+		ok "$r: enq_reqs == disp_reqs == done_reqs ($enq)" ||
+		fail "$r: enq_reqs $enq, disp_reqs $disp, done_reqs $done_"
+	[ "$eb" = "$db" ] && [ "$db" = "$fb" ] &&
+		ok "$r: enq_bytes == disp_bytes == done_bytes ($eb)" ||
+		fail "$r: enq_bytes $eb, disp_bytes $db, done_bytes $fb"
+	[ "$(stat_field fairq0 queued)/$(stat_field fairq0 inflight)/$(stat_field fairq0 errors)/$(stat_field fairq0 clones_pending)" = 0/0/0/0 ] &&
+		ok "$r: nothing queued, in flight or pending; no error" ||
+		{ cat "$s"; fail "$r: queued/inflight/errors/clones_pending not 0"; }
+	[ "$fast" -gt 0 ] && ok "$r: the fast path was used ($fast bios)" ||
+		fail "$r: fastpath_reqs is $fast"
+	[ "$enq" -gt "$fast" ] && ok "$r: scheduling was used ($((enq - fast)) bios)" ||
+		fail "$r: every bio took the fast path ($fast of $enq)"
+	[ "$stops" -gt 0 ] && ok "$r: the fast path stopped $stops times" ||
+		fail "$r: fastpath_stops is $stops"
+	[ "$imax" -le "$bound" ] && [ "$imax" -gt 1 ] &&
+		ok "$r: inflight_max $imax within the depth $bound" ||
+		fail "$r: inflight_max $imax (want 2..$bound)"
+	[ "$LOWMAX" -le "$bound" ] && ok "$r: lower device never above $bound in flight" ||
+		fail "$r: lower device had $LOWMAX requests in flight (depth $bound)"
+}
+
+# same_data: fairq0 and the lower device read the same (6 regions)
+same_data() {
+	local upper lower
+	upper=$(dd if=/dev/fairq0 bs=1M count=$((6 * MB)) iflag=direct status=none | sha256sum)
+	lower=$(dd if="/dev/$NB" bs=1M count=$((6 * MB)) iflag=direct status=none | sha256sum)
+	[ "$upper" = "$lower" ] && ok "$1: the lower device holds what fairq0 reads" ||
+		fail "$1: fairq0 read ${upper%% *}, the lower device holds ${lower%% *}"
+}
+
+# 1. The boundary at a fixed depth.
+log "round 1: depth $DEPTH, $MB MiB per job, $ENGINE"
+# shellcheck disable=SC2046
+fio $(fio_args r1 "") &
+pid=$!
+watch "$pid"
+wait "$pid" || { cat /tmp/fio290-r1.out; fail "r1: fio write+verify failed"; }
+job_ok r1 && ok "r1: fio write+verify (crc32c): no error" || fail "r1: a job reported an error"
+settle_ok r1 "$DEPTH"
+same_data r1
+
+# 2. The same, an IDLE-class writer, and the tunables rewritten meanwhile.
+churn() {
+	local i=0 v
+	local -a sets=(depth=1 policy=sfq depth=2 fastpath=off depth=4 idle_us=0
+		policy=fifo depth=16 fastpath=on fairness=requests depth=auto
+		policy=cfq idle_us=2000 depth=8 fairness=time)
+	while [ ! -e /tmp/290-stop ]; do
+		v=${sets[i % ${#sets[@]}]}
+		printf '%s' "${v#*=}" >"/sys/block/fairq0/fairq/${v%%=*}" ||
+			echo "refused: $v" >>/tmp/290-refused
+		i=$((i + 1))
+		sleep 0.1
+	done
+	echo "$i" >/tmp/290-churn
+}
+rm -f /tmp/290-stop /tmp/290-refused /tmp/290-churn
+log "round 2: tunables rewritten during the jobs and an IDLE-class writer"
+churn &
+cpid=$!
+# shellcheck disable=SC2046
+fio $(fio_args r2 "" --name=idle --offset=$((5 * MB))M --size=$((MB / 2 + 1))M \
+	--ioengine=libaio --iodepth=4 --rw=randwrite --bs=4k --prioclass=3 --prio=0) &
+pid=$!
+watch "$pid"
+wait "$pid" || { cat /tmp/fio290-r2.out; fail "r2: fio write+verify failed"; }
+touch /tmp/290-stop
+wait "$cpid"
+job_ok r2 && ok "r2: fio write+verify (crc32c): no error" || fail "r2: a job reported an error"
+[ ! -e /tmp/290-refused ] && ok "r2: $(cat /tmp/290-churn) tunable writes, none refused" ||
+	fail "r2: $(cat /tmp/290-refused)"
+fairq_set fairq0 depth "$DEPTH"
+fairq_set fairq0 fastpath on
+settle_ok r2 "$DEPTH_MAX"
+same_data r2
+
+# 3. Forced teardown under the jobs (no verify: the disk goes away).
+log "round 3: rmdir under the jobs"
+# shellcheck disable=SC2046
+fio $(fio_args r3 "--time_based --runtime=60 --do_verify=0") >/dev/null 2>&1 &
+pid=$!
+wait_for stat_above fairq0 fastpath_reqs "$(stat_field fairq0 fastpath_reqs)"
+wait_for stat_above fairq0 fastpath_stops "$(stat_field fairq0 fastpath_stops)"
+t0=$(cut -d. -f1 /proc/uptime)
+rmdir "$CFS"/fairq0 || fatal "rmdir under fio"
+wait "$pid"
+rc=$?
+[ "$rc" != 0 ] && ok "r3: fio ended with errors (rc $rc) after the removal" ||
+	fail "r3: fio succeeded although fairq0 was removed under it"
+[ $(($(cut -d. -f1 /proc/uptime) - t0)) -le 20 ] && ok "r3: fio ended within 20 s" ||
+	fail "r3: fio took $(($(cut -d. -f1 /proc/uptime) - t0)) s to end"
+[ ! -e /sys/block/fairq0 ] && [ -z "$(ls /sys/block/$NB/holders)" ] &&
+	ok "r3: fairq0 gone, $NB released" || fail "r3: fairq0 or its hold on $NB remains"
