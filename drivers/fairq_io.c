@@ -341,9 +341,10 @@ static void fairq_clone_endio(struct bio *clone)
 
 	orig->bi_status = clone->bi_status;
 	if (fio->sched) {
-		u64 now_ns = ktime_get_ns();
+		u64 now_ns;
 
 		spin_lock_irqsave(&fd->lock, flags);
+		now_ns = ktime_get_ns();
 		fq_sched_complete(fd->fqs, &fio->rq,
 				  blk_status_to_errno(clone->bi_status), now_ns);
 		fd->nr_inflight--;
