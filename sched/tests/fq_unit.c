@@ -1778,6 +1778,42 @@ static void t_pass_anticipation(void)
 }
 
 /*
+ * A boosted flow, anticipated, keeps its reserve of slots from
+ * pass-through, and passed-through requests are the others' in it.
+ */
+static void t_pass_boost_reserve(void)
+{
+	struct fq_req *rq, *s, *b;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "4");
+	th_set("idle_us", "1000");
+	th_teach(1, 4, 200, 100, 0);	/* new (boosted), by its turns */
+	for (i = 0; i < 32; i++) {	/* async (no boost): earns tokens */
+		th_enq(10, (u64)i * 8, 4096, 0, 0);
+		rq = th_disp();
+		CHECK(rq && rq->key == 10);
+		th.now += 1 * US;
+		if (rq)
+			th_done(rq, 0);
+	}
+	s = th_enq(1, 1ull << 20, 4096, SYNC, 0);
+	CHECK(th_disp() == s);
+	CHECK(th.s->antic == s->flow && fq_flow_lane(th.s, s->flow));
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 3);	/* reserve 1 */
+	th.s->boost_reserve = 2;
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 2);
+	/* 2 passed through + its reserve of 2 = depth: the others wait */
+	fq_sched_pass(th.s, 2, true, th.now);
+	b = th_enq(10, 512, 4096, 0, 0);
+	CHECK(th_disp() == NULL);
+	fq_sched_pass(th.s, 1, false, th.now);
+	CHECK(th_disp() == b);
+	th_free();
+}
+
+/*
  * A flow that comes back after a pause longer than a round (a reader
  * with think time) starts at the head of the current round -- it is not
  * sent behind everybody -- with one round's credit, never more.
@@ -3293,6 +3329,7 @@ static const struct fq_test_case cases[] = {
 	{ "pass_depth_slots", t_pass_depth_slots },
 	{ "pass_idle_grace", t_pass_idle_grace },
 	{ "pass_anticipation", t_pass_anticipation },
+	{ "pass_boost_reserve", t_pass_boost_reserve },
 	{ "expiry_sync", t_expiry_sync },
 	{ "expiry_async_oldest_first", t_expiry_async_oldest_first },
 	{ "expiry_next_event", t_expiry_next_event },
