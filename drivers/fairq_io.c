@@ -37,8 +37,9 @@
  * back once the core is empty and there is room (fairq_pass_update(),
  * after completions and dispatch).  Its completions feed neither the
  * depth=auto controller nor the cost model, which learn from saturated
- * stretches, and those are scheduled by construction; its bios are
- * counted per CPU (fairq_pass_figures()).
+ * stretches; an epoch of theirs with passed bios in it is not judged
+ * (it would miss their work: fq_sched_pass()).  Its bios are counted per
+ * CPU (fairq_pass_figures()).
  *
  * No bio slips past the switch: what is below never exceeds the depth
  * in force when it went down.  Every bio below holds a slot.  A

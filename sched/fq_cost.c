@@ -72,7 +72,7 @@ static void fq_cost_epoch(struct fq_cost *fc, u64 now_ns)
 	u64 x1[2], x2[2], y, yd;
 	int d;
 
-	if (fc->limited * 4 < fc->n * 3)
+	if (fc->limited * 4 < fc->n * 3 || fc->unseen)
 		return;		/* the device may have idled: T is not its time */
 	y = (now_ns - fc->start_ns) / 16 / fc->n;
 	if (y > FQ_COST_Y_MAX)
@@ -134,6 +134,12 @@ void fq_cost_complete(struct fq_cost *fc, u64 now_ns, u32 bytes, bool write,
 	fc->bytes_dir[0] = 0;
 	fc->bytes_dir[1] = 0;
 	fc->limited = 0;
+	fc->unseen = false;
+}
+
+void fq_cost_unseen(struct fq_cost *fc)
+{
+	fc->unseen = true;
 }
 
 static const struct fq_cost_dir *fq_cost_model(const struct fq_cost *fc,

@@ -63,6 +63,7 @@ struct fq_cost {
 	u32 n, n_dir[2], limited;
 	u64 bytes_dir[2];
 	bool open;
+	bool unseen;		/* work went by unreported (fq_cost_unseen()) */
 	/* figures */
 	u64 epochs;		/* saturated epochs fitted */
 };
@@ -77,6 +78,13 @@ void fq_cost_init(struct fq_cost *fc);
  */
 void fq_cost_complete(struct fq_cost *fc, u64 now_ns, u32 bytes, bool write,
 		      bool limited);
+
+/*
+ * fq_cost_unseen - requests completed (or will) in the open epoch that
+ * the caller does not report (fairq.ko's pass-through): the epoch's time
+ * per request would count only the others', so it is not fitted.
+ */
+void fq_cost_unseen(struct fq_cost *fc);
 
 /*
  * fq_cost_ns - the modelled device time of a request [ns], or 0 while no

@@ -18,6 +18,7 @@ static void fq_depth_open(struct fq_depth *dc, u64 now_ns, u64 full_ns)
 	dc->cur.units = 0;
 	dc->cur.lat_sum = 0;
 	dc->cur.full_start = full_ns;
+	dc->cur.unseen = false;
 }
 
 static void fq_depth_set(struct fq_depth *dc, u32 depth)
@@ -182,8 +183,12 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		   dc->last_full - dc->cur.full_start : 0;
 	bool slow;
 
-	if (full * 4 < el * 3) {
-		/* the demand, not the depth, set the pace: nothing learned */
+	if (full * 4 < el * 3 || dc->cur.unseen) {
+		/*
+		 * The demand, not the depth, set the pace (or work went by
+		 * unreported, which only happens while the depth had room):
+		 * nothing learned
+		 */
 		dc->idle_epochs++;
 		if (dc->moved) {
 			if (dc->depth < dc->prev.depth)
@@ -294,6 +299,11 @@ void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max)
 	dc->step = 1;
 	/* the first completions are a warm-up: no epoch is open yet */
 	dc->skip = dc->depth;
+}
+
+void fq_depth_unseen(struct fq_depth *dc)
+{
+	dc->cur.unseen = true;
 }
 
 u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,

@@ -87,6 +87,7 @@ struct fq_depth_epoch {
 	u64 units;		/* caller's work units completed */
 	u64 lat_sum;		/* completion latencies [ns], summed */
 	u64 full_start;		/* caller's full_ns when it opened */
+	bool unseen;		/* work went by unreported (fq_depth_unseen()) */
 };
 
 /* A measured epoch, the reference for the next decision. */
@@ -151,5 +152,13 @@ void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max);
  */
 u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
 		      u64 full_ns);
+
+/*
+ * fq_depth_unseen - requests below the caller's limit are completing that
+ * it does not report (fairq.ko's pass-through, sent while the depth had
+ * room): the open epoch misses their work, so its rate says nothing about
+ * the depth.  It is not judged, as an epoch whose depth was not full.
+ */
+void fq_depth_unseen(struct fq_depth *dc);
 
 #endif /* FQ_DEPTH_H */

@@ -509,6 +509,9 @@ void fq_sched_pass(struct fq_sched *fqs, u32 inflight, bool seen, u64 now_ns)
 		fqs->nonidle_seen = true;
 		if (now_ns > fqs->nonidle_ns)
 			fqs->nonidle_ns = now_ns;
+		/* their completions are not reported: these epochs learn nothing */
+		fq_depth_unseen(&fqs->dc);
+		fq_cost_unseen(&fqs->fc);
 	}
 	fqs->passing = inflight;
 	fq_full_account(fqs, now_ns);

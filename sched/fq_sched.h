@@ -301,8 +301,10 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
  * IDLE class waits its idle grace from then.  They count towards the
  * depth being full (depth_full_ms), but their completions teach neither
  * the depth controller nor the cost model, which learn from saturated
- * stretches, and they are in no counter of fq_sched_stats(): the caller
- * counts them.
+ * stretches: an epoch of either during which any were in flight or went
+ * down is not judged (fq_depth_unseen(), fq_cost_unseen()), since its
+ * rate would miss their work.  They are in no counter of
+ * fq_sched_stats(): the caller counts them.
  */
 u32 fq_sched_pass_depth(struct fq_sched *fqs, u64 now_ns);
 void fq_sched_pass(struct fq_sched *fqs, u32 inflight, bool seen, u64 now_ns);

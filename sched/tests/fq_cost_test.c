@@ -221,6 +221,30 @@ static void t_unsaturated(void)
 	CHECK_EQ(fq_cost_ns(&fc, 4096, false), 0);
 }
 
+/*
+ * Epochs in which work went by unreported (pass-through) are not fitted:
+ * their time per request would count only the reported requests.  The
+ * epoch after one is.
+ */
+static void t_unseen(void)
+{
+	static const u32 sizes[] = { 4096 };
+	struct truth t = { { 100000, 0 }, { 1000, 0 } };
+	struct fq_cost fc;
+	u64 now = 0;
+	int i;
+
+	fq_cost_init(&fc);
+	feed(&fc, &t, &now, 1, sizes, 1, 0, true);	/* opens the epoch */
+	for (i = 0; i < 100; i++) {
+		fq_cost_unseen(&fc);
+		feed(&fc, &t, &now, FQ_COST_EPOCH_N, sizes, 1, 0, true);
+	}
+	CHECK_EQ(fc.epochs, 0);
+	feed(&fc, &t, &now, FQ_COST_EPOCH_N, sizes, 1, 0, true);
+	CHECK_EQ(fc.epochs, 1);
+}
+
 /* Garbage in (any times, sizes, flags): no crash, no division by zero. */
 static void t_garbage(void)
 {
@@ -253,6 +277,7 @@ static const struct fq_test_case cases[] = {
 	{ "fixed_mix", t_fixed_mix },
 	{ "fixed_mix_unsized", t_fixed_mix_unsized },
 	{ "unsaturated", t_unsaturated },
+	{ "unseen", t_unseen },
 	{ "garbage", t_garbage },
 };
 

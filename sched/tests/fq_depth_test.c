@@ -403,6 +403,32 @@ static void t_unsaturated(void)
 	CHECK_EQ(dc.epochs, 0);
 }
 
+/*
+ * Work that went by unreported (pass-through) in an epoch: the epoch is
+ * not judged, the next one without it is.  A saturated loop at C=4 from
+ * the seed 4, every epoch tainted for 2 s: no epoch judged, no change;
+ * then 2 s untainted: epochs judged again, the depth in [C, C + 2].
+ */
+static void t_unseen(void)
+{
+	u64 idle;
+
+	loop_new(SIM_DEV_FIFO, 4, 4, 128, true);
+	while (lp.now < 2 * S) {
+		fq_depth_unseen(&lp.dc);
+		loop_run(lp.now + 100000);	/* a tenth of a ms at a time */
+	}
+	CHECK_EQ(lp.dc.epochs, 0);
+	CHECK_EQ(lp.dc.changes, 0);
+	CHECK_EQ(lp.dc.depth, 4);
+	idle = lp.dc.idle_epochs;
+	CHECK(idle > 100);
+	loop_run(4 * S);
+	CHECK(lp.dc.epochs > 100);
+	CHECK(lp.dc.idle_epochs <= idle + 1);	/* the one open at 2 s */
+	CHECK(lp.dc.depth >= 4 && lp.dc.depth <= 6);
+}
+
 /* Seeds and bounds are clamped; arbitrary input keeps depth in bounds. */
 static void t_bounds(void)
 {
@@ -453,6 +479,7 @@ static const struct fq_test_case cases[] = {
 	{ "unthrottled", t_unthrottled },
 	{ "noisy", t_noisy },
 	{ "unsaturated", t_unsaturated },
+	{ "unseen", t_unseen },
 	{ "demand_at_seed", t_demand_at_seed },
 	{ "bounds", t_bounds },
 };

@@ -1703,6 +1703,8 @@ static void t_pass_depth_slots(void)
 	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 2);
 	fq_sched_stats(th.s, &st);
 	CHECK_EQ(st.c.enq_reqs, 4);		/* the caller counts its own */
+	/* passed requests' work is unreported: no epoch open now learns */
+	CHECK(th.s->dc.cur.unseen && th.s->fc.unseen);
 	CHECK_EQ(st.c.done_reqs, 4);
 	CHECK_EQ(st.inflight, 0);
 	th_free();
