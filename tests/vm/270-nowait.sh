@@ -115,6 +115,11 @@ echo "$samples samples, ${#KEY_COMM[@]} flow keys: $fio_keys fio, $wrk_keys iou-
 
 errors=$(stat_field fairq0 errors)
 [ "$errors" = 0 ] || fail "fairq0 stats: errors $errors"
+# fastpath=off took effect: every bio went through the scheduler
+fast=$(stat_field fairq0 fastpath_reqs)
+log "enq_reqs $(stat_field fairq0 enq_reqs), fastpath_reqs $fast"
+[ "$fast" = 0 ] && ok "fastpath=off: no bio bypassed the scheduler" ||
+	fail "fastpath=off, yet fastpath_reqs is $fast"
 upper=$(dd if=/dev/fairq0 bs=1M count="$SIZE_MB" iflag=direct status=none | sha256sum)
 fairq_destroy fairq0
 lower=$(dd if="/dev/$NB" bs=1M count="$SIZE_MB" iflag=direct status=none | sha256sum)
