@@ -24,8 +24,8 @@
  *
  * Pass-through.  While the disk has room -- nothing queued in the core,
  * fewer than its depth below, no flow anticipated beyond the one slot
- * anticipation keeps, nothing held for the IDLE class
- * (fq_sched_pass_depth()) -- fd->pass is set and a bio goes straight
+ * anticipation keeps, none held for as behind its class's debtors,
+ * nothing held for the IDLE class (fq_sched_pass_depth()) -- fd->pass is set and a bio goes straight
  * down from submit_bio with no fd->lock, no clock read and no core
  * call: it takes a depth slot (fd->slots, which counts the core's own
  * in flight too, bounded by fd->pass_depth) and returns it at

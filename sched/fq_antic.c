@@ -143,6 +143,22 @@ void fq_antic_dispatch(struct fq_sched *fqs, struct fq_flow *fqf, u64 now_ns)
 }
 
 /*
+ * Whether the others may be held for @fqf as a flow behind the class's
+ * debtors at @now_ns (fq_antic_holds() asks the rest: that a debtor is
+ * busy, and how many of theirs are below): anticipated as behind, and
+ * while its own request is below, no later than hold_until (one still in
+ * the batch has none yet: it is set as the request goes down, and the
+ * old one would let debtors into the same batch).  A debtor drained
+ * within the injection limit is not busy, but its next request is held
+ * as soon as it comes.
+ */
+bool fq_antic_behind_on(const struct fq_flow *fqf, u64 now_ns)
+{
+	return (fqf->flags & FQ_FF_BEHIND) &&
+	       (!fqf->inflight || fqf->nr_batch || now_ns < fqf->hold_until);
+}
+
+/*
  * @rq of @fqf completed: a sync flow left with nothing to do starts a
  * think-time gap, and the anticipation for it (if any) its window.
  */

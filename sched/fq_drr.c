@@ -608,8 +608,7 @@ static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
 	 * hold_until is set as its request goes down (one still in the
 	 * batch is about to: its old hold_until would let debtors in with it)
 	 */
-	behind = (fqf->flags & FQ_FF_BEHIND) && fq_drr_behind(fqs, fqf) &&
-		 (!own || fqf->nr_batch || now_ns < fqf->hold_until) &&
+	behind = fq_antic_behind_on(fqf, now_ns) && fq_drr_behind(fqs, fqf) &&
 		 fq_busy(fqs) + fqs->nr_batch - fqf->inflight - fqf->nr_batch >=
 		 fqs->inject;
 	if (fq_flow_lane(fqs, fqf)) {

@@ -535,6 +535,7 @@ void fq_antic_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 		       const struct fq_req *rq, u64 now_ns);
 u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf);
 void fq_antic_dispatch(struct fq_sched *fqs, struct fq_flow *fqf, u64 now_ns);
+bool fq_antic_behind_on(const struct fq_flow *fqf, u64 now_ns);
 
 /* fq_switch.c */
 int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows);

@@ -523,13 +523,19 @@ u32 fq_sched_pass_depth(struct fq_sched *fqs, u64 now_ns)
 
 	if (fqs->queued || !fqs->fastpath)
 		return 0;
+	if (!fqf || !fqs->idle_us || (!fqf->inflight && !fqf->nr_batch &&
+				      fqf->antic_until && now_ns >= fqf->antic_until))
+		return fqs->depth_now;
 	/*
-	 * An anticipated flow keeps its one slot (fq_antic_holds()), a
-	 * boosted one its reserve (fq_boost_reserved())
+	 * A boosted anticipated flow keeps its reserve (fq_boost_reserved());
+	 * the debtors a flow behind them is held for (fq_drr_behind()) get
+	 * no slot: a debtor with nothing queued now is held again with its
+	 * next request, which must come to the core for that; any other
+	 * anticipated flow keeps its one slot (fq_antic_holds())
 	 */
-	if (fqf && fqs->idle_us && (fqf->inflight || fqf->nr_batch ||
-				    !fqf->antic_until || now_ns < fqf->antic_until))
-		return fqs->depth_now - (fq_flow_lane(fqs, fqf) ?
-					 fq_boost_slots(fqs) : 1);
-	return fqs->depth_now;
+	if (fq_flow_lane(fqs, fqf))
+		return fqs->depth_now - fq_boost_slots(fqs);
+	if (fq_antic_behind_on(fqf, now_ns))
+		return 0;
+	return fqs->depth_now - 1;
 }

@@ -285,7 +285,10 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
  * fq_sched_pass_depth - how many requests may be in flight below, of both
  * kinds, while the caller passes requests through; 0 when it must not
  * (requests are queued, batched or held for the IDLE class, or the
- * "fastpath" tunable is off).  That is
+ * "fastpath" tunable is off, or a flow behind its class's debtors is
+ * anticipated and they are held for it: fq_drr_behind(), including a
+ * debtor with nothing queued at the moment, whose next request the core
+ * would hold).  Else it is
  * depth_now, or depth_now - 1 while a flow is anticipated (the slot
  * anticipation keeps for it, or the reserve of a boosted flow, fq_boost.c;
  * the anticipated flow's own request then comes through the core and

@@ -1800,7 +1800,7 @@ static void t_pass_boost_reserve(void)
 		if (rq)
 			th_done(rq, 0);
 	}
-	s = th_enq(1, 1ull << 20, 4096, SYNC, 0);
+	s = th_enq(1, 400000, 4096, SYNC, 0);	/* where th_teach ended */
 	CHECK(th_disp() == s);
 	CHECK(th.s->antic == s->flow && fq_flow_lane(th.s, s->flow));
 	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 3);	/* reserve 1 */
@@ -1812,6 +1812,58 @@ static void t_pass_boost_reserve(void)
 	CHECK(th_disp() == NULL);
 	fq_sched_pass(th.s, 1, false, th.now);
 	CHECK(th_disp() == b);
+	th_free();
+}
+
+/*
+ * A flow behind the class's debtors (fq_drr_behind()) is held for while
+ * its own request is below and through its window: the debtors keep at
+ * most the injection limit below.  A debtor drained within that limit
+ * leaves nothing queued, but its next request is still held by the
+ * core, so pass-through must not send it down meanwhile: no slot is
+ * passed until the hold is over (its hold_until while the request is
+ * below, then the end of its window).
+ */
+static void t_pass_hold_behind(void)
+{
+	struct fq_req *s, *b[3];
+	struct fq_flow *fqf;
+
+	th_new("cfq");
+	th_set("depth", "1");		/* one at a time: no batch of two */
+	th_set("idle_us", "1000");
+	th_set("boost_ms", "0");	/* by its turn, not the boost lane */
+	th_set("fairness", "bytes");
+	th_teach(1, 4, 200, 100, 0);	/* think 100 us, service 200 us */
+	b[0] = th_enq(2, 1u << 22, 1u << 20, SYNC, 0);
+	b[1] = th_enq(2, (1u << 22) + 2048, 1u << 20, SYNC, 0);
+	CHECK(th_disp() == b[0]);	/* 2 turns' bytes: a debtor */
+	th_set("depth", "2");
+	s = th_enq(1, 400000, 4096, SYNC, 0);
+	CHECK(th_disp() == s);		/* flow 1 drained: behind flow 2 */
+	fqf = s->flow;
+	CHECK(th.s->antic == fqf && (fqf->flags & FQ_FF_BEHIND));
+	th_set("depth", "4");
+	CHECK(th_disp() == NULL);	/* held: injection limit 0 */
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 0);	/* queued */
+	th.s->inject = 2;		/* as if learnt: 2 of the others below */
+	CHECK(th_disp() == b[1]);	/* within the limit; nothing queued */
+	CHECK_EQ(th.s->queued, 0);
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 0);
+	/* what pass-through would have sent down: the core holds it */
+	b[2] = th_enq(2, (1u << 22) + 4096, 1u << 20, SYNC, 0);
+	CHECK(th_disp() == NULL);
+	CHECK_EQ(fq_sched_next_event(th.s, th.now), fqf->hold_until);
+	/* its request below past hold_until: the others go, passed ones too */
+	th.now = fqf->hold_until;
+	CHECK(th_disp() == b[2]);
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 3);
+	/* its window: held for again, to its end */
+	th_done(s, 0);
+	CHECK(fqf->antic_until > th.now);
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 0);
+	th.now = fqf->antic_until;
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 4);
 	th_free();
 }
 
@@ -3332,6 +3384,7 @@ static const struct fq_test_case cases[] = {
 	{ "pass_idle_grace", t_pass_idle_grace },
 	{ "pass_anticipation", t_pass_anticipation },
 	{ "pass_boost_reserve", t_pass_boost_reserve },
+	{ "pass_hold_behind", t_pass_hold_behind },
 	{ "expiry_sync", t_expiry_sync },
 	{ "expiry_async_oldest_first", t_expiry_async_oldest_first },
 	{ "expiry_next_event", t_expiry_next_event },
