@@ -603,10 +603,9 @@ static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
 		return false;
 	}
 	/*
-	 * behind the debtors: they keep at most the injection limit below
-	 * (requests passed through, fq_sched_pass(), are theirs too); its
-	 * hold_until is set as its request goes down (one still in the
-	 * batch is about to: its old hold_until would let debtors in with it)
+	 * behind the debtors (for how long: fq_antic_behind_on()): they keep
+	 * at most the injection limit below (requests passed through,
+	 * fq_sched_pass(), are theirs too)
 	 */
 	behind = fq_antic_behind_on(fqf, now_ns) && fq_drr_behind(fqs, fqf) &&
 		 fq_busy(fqs) + fqs->nr_batch - fqf->inflight - fqf->nr_batch >=
