@@ -346,6 +346,12 @@ static void fairq_clone_endio(struct bio *clone)
 
 		spin_lock_irqsave(&fd->lock, flags);
 		now_ns = ktime_get_ns();
+		/*
+		 * bios passed since pass-through came back on are in the
+		 * epoch this completion may close: the core must know
+		 */
+		if (fd->pass)
+			fairq_pass_sync(fd, READ_ONCE(fd->pass_used), now_ns);
 		fq_sched_complete(fd->fqs, &fio->rq,
 				  blk_status_to_errno(clone->bi_status), now_ns);
 		fd->nr_inflight--;

@@ -454,7 +454,8 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 	fq_flow_head_restart(fqs, fqf, fqs->now_ns);
 	fq_boost_complete(fqs, fqf, rq, svc);
 	fq_flow_maybe_release(fqs, fqf);
-	if (!fqs->queued && !fqs->inflight)
+	/* passed bios below keep the device busy: not idle yet */
+	if (!fqs->queued && !fq_busy(fqs))
 		fq_flows_reap(fqs);
 }
 
@@ -513,6 +514,10 @@ void fq_sched_pass(struct fq_sched *fqs, u32 inflight, bool seen, u64 now_ns)
 		fq_depth_unseen(&fqs->dc);
 		fq_cost_unseen(&fqs->fc);
 	}
+	/* the last passed bios completed: the device went idle meanwhile */
+	if ((fqs->passing || seen) && !inflight && !fqs->queued &&
+	    !fqs->inflight)
+		fq_flows_reap(fqs);
 	fqs->passing = inflight;
 	fq_full_account(fqs, now_ns);
 }

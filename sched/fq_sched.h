@@ -307,7 +307,9 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
  * stretches: an epoch of either during which any were in flight or went
  * down is not judged (fq_depth_unseen(), fq_cost_unseen()), since its
  * rate would miss their work.  They are in no counter of
- * fq_sched_stats(): the caller counts them.
+ * fq_sched_stats(): the caller counts them.  The device is idle only
+ * when none is below either: then drained flows are released, as after
+ * the last completion of the core's own.
  */
 u32 fq_sched_pass_depth(struct fq_sched *fqs, u64 now_ns);
 void fq_sched_pass(struct fq_sched *fqs, u32 inflight, bool seen, u64 now_ns);

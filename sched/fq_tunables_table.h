@@ -94,5 +94,5 @@ FQ_TUNABLE(max_queued, max_queued, FQ_TK_NUMBER, 1, 65536, 1024, "requests", "",
 	   NULL,
 	   "requests waiting in fairq at most (not in flight); beyond it, or beyond its flow's share once half are used, a submitter waits (REQ_NOWAIT: EAGAIN)")
 FQ_TUNABLE(fastpath, fastpath, FQ_TK_WORD, 0, 0, 1, "", "off on", NULL,
-	   "on: while nothing is queued and fewer than the depth are in flight, a request may bypass the scheduler (fairq.ko: no lock, no clock; not in any flow's figures); off: every request is scheduled")
+	   "on: while nothing is queued and fewer than the depth are in flight, a request may bypass the scheduler (fairq.ko only: no lock, no clock; not in any flow's figures; fairq-nbd schedules every request either way); off: every request is scheduled")
 #endif

@@ -1780,6 +1780,34 @@ static void t_pass_anticipation(void)
 }
 
 /*
+ * Passed-through requests below keep the device busy: the last of the
+ * core's own completing then does not end the anticipation (the device
+ * is not idle); the report that none is below any more does.
+ */
+static void t_pass_busy_not_idle(void)
+{
+	struct fq_req *s;
+	struct fq_flow *fqf;
+
+	th_new("cfq");
+	th_set("depth", "4");
+	th_set("idle_us", "1000");
+	th_teach(1, 4, 200, 100, 0);		/* think 100 us, service 200 us */
+	fq_sched_pass(th.s, 2, true, th.now);	/* flow 2's, passed */
+	s = th_enq(1, 400000, 4096, SYNC, 0);
+	CHECK(th_disp() == s);
+	fqf = s->flow;
+	th.now += 200 * US;
+	th_done(s, 0);
+	CHECK(th.s->antic == fqf);		/* its window, 2 still below */
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 3);
+	fq_sched_pass(th.s, 0, false, th.now);	/* they completed */
+	CHECK(th.s->antic == NULL);		/* idle: reaped */
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 4);
+	th_free();
+}
+
+/*
  * A boosted flow, anticipated, keeps its reserve of slots from
  * pass-through, and passed-through requests are the others' in it.
  */
@@ -3383,6 +3411,7 @@ static const struct fq_test_case cases[] = {
 	{ "pass_depth_slots", t_pass_depth_slots },
 	{ "pass_idle_grace", t_pass_idle_grace },
 	{ "pass_anticipation", t_pass_anticipation },
+	{ "pass_busy_not_idle", t_pass_busy_not_idle },
 	{ "pass_boost_reserve", t_pass_boost_reserve },
 	{ "pass_hold_behind", t_pass_hold_behind },
 	{ "expiry_sync", t_expiry_sync },
