@@ -1447,6 +1447,24 @@ static void th_teach(u64 key, int n, u64 svc_us, u64 think_us, u16 ioprio)
 }
 
 /*
+ * Flow 1 taught (think 100 us, service 200 us), fairness=bytes, depth 1,
+ * no boost; flow 2 queues two 1 MiB reads, b[0] goes down: flow 2 is a
+ * debtor (two turns' bytes) with b[1] queued.
+ */
+static void th_debtor_setup(struct fq_req *b[2])
+{
+	th_new("cfq");
+	th_set("depth", "1");		/* one at a time: no batch of two */
+	th_set("idle_us", "1000");
+	th_set("boost_ms", "0");	/* by its turn, not the boost lane */
+	th_set("fairness", "bytes");
+	th_teach(1, 4, 200, 100, 0);	/* think 100 us, service 200 us */
+	b[0] = th_enq(2, 1u << 22, 1u << 20, SYNC, 0);
+	b[1] = th_enq(2, (1u << 22) + 2048, 1u << 20, SYNC, 0);
+	CHECK(th_disp() == b[0]);	/* 2 turns' bytes: a debtor */
+}
+
+/*
  * A flow behind whose request is still in the dispatch batch is held for
  * too: a batch filled at depth 2 takes its request and not a debtor's
  * with it.  Its hold_until is set only as its request goes down, and a
@@ -1458,15 +1476,7 @@ static void t_hold_behind_batch(void)
 	struct fq_req *s, *b[2];
 	struct fq_flow *fqf;
 
-	th_new("cfq");
-	th_set("depth", "1");
-	th_set("idle_us", "1000");
-	th_set("boost_ms", "0");	/* by its turn, not the boost lane */
-	th_set("fairness", "bytes");
-	th_teach(1, 4, 200, 100, 0);	/* think 100 us, service 200 us */
-	b[0] = th_enq(2, 1u << 22, 1u << 20, SYNC, 0);
-	b[1] = th_enq(2, (1u << 22) + 2048, 1u << 20, SYNC, 0);
-	CHECK(th_disp() == b[0]);	/* 2 turns' bytes: a debtor */
+	th_debtor_setup(b);
 	th_done(b[0], 0);
 	th_set("depth", "2");
 	s = th_enq(1, 400000, 4096, SYNC, 0);
@@ -1857,15 +1867,7 @@ static void t_pass_hold_behind(void)
 	struct fq_req *s, *b[3];
 	struct fq_flow *fqf;
 
-	th_new("cfq");
-	th_set("depth", "1");		/* one at a time: no batch of two */
-	th_set("idle_us", "1000");
-	th_set("boost_ms", "0");	/* by its turn, not the boost lane */
-	th_set("fairness", "bytes");
-	th_teach(1, 4, 200, 100, 0);	/* think 100 us, service 200 us */
-	b[0] = th_enq(2, 1u << 22, 1u << 20, SYNC, 0);
-	b[1] = th_enq(2, (1u << 22) + 2048, 1u << 20, SYNC, 0);
-	CHECK(th_disp() == b[0]);	/* 2 turns' bytes: a debtor */
+	th_debtor_setup(b);
 	th_set("depth", "2");
 	s = th_enq(1, 400000, 4096, SYNC, 0);
 	CHECK(th_disp() == s);		/* flow 1 drained: behind flow 2 */
