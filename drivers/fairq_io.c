@@ -35,7 +35,8 @@
  * is queued in the core, like every bio after it; the core counts the
  * slots passed bios still hold as in flight (fq_sched_pass()).  Pass-through comes
  * back once the core is empty and there is room (fairq_pass_update(),
- * after completions and dispatch).  Its completions feed neither the
+ * after completions and dispatch), and with depth=auto not before the
+ * controller has seen an epoch whole (fq_sched_pass_depth()).  Its completions feed neither the
  * depth=auto controller nor the cost model, which learn from saturated
  * stretches; an epoch of theirs with passed bios in it is not judged
  * (it would miss their work: fq_sched_pass()).  Its bios are counted per

@@ -183,12 +183,20 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		   dc->last_full - dc->cur.full_start : 0;
 	bool slow;
 
-	if (full * 4 < el * 3 || dc->cur.unseen) {
+	if (dc->cur.unseen) {
 		/*
-		 * The demand, not the depth, set the pace (or work went by
-		 * unreported, which only happens while the depth had room):
-		 * nothing learned
+		 * Work went by unreported: the rate would miss it.  Nothing
+		 * learned, and a move just made stays to be judged by the
+		 * next epoch that sees everything: the work goes by while the
+		 * depth had room, but also drains below for a while after the
+		 * depth filled up again, when this epoch may well have been
+		 * saturated (holding a move up unjudged left C=32 at 129).
 		 */
+		dc->unseen_epochs++;
+		return;
+	}
+	if (full * 4 < el * 3) {
+		/* the demand, not the depth, set the pace: nothing learned */
 		dc->idle_epochs++;
 		if (dc->moved) {
 			if (dc->depth < dc->prev.depth)

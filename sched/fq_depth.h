@@ -133,6 +133,7 @@ struct fq_depth {
 	/* figures */
 	u64 epochs;		/* saturated epochs judged */
 	u64 idle_epochs;	/* epochs the demand did not fill the depth */
+	u64 unseen_epochs;	/* epochs with work unreported (fq_depth_unseen()) */
 	u64 changes;		/* depth changes */
 };
 
@@ -157,7 +158,8 @@ u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
  * fq_depth_unseen - requests below the caller's limit are completing that
  * it does not report (fairq.ko's pass-through, sent while the depth had
  * room): the open epoch misses their work, so its rate says nothing about
- * the depth.  It is not judged, as an epoch whose depth was not full.
+ * the depth.  It is not judged (counted in unseen_epochs), and a move
+ * made before it is judged by the next epoch that is not unseen.
  */
 void fq_depth_unseen(struct fq_depth *dc);
 

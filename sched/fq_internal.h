@@ -303,6 +303,17 @@ struct fq_sched {
 	 * RT/BE work for the idle grace
 	 */
 	u32 passing;
+	/*
+	 * depth=auto: passed requests were still below while the core was
+	 * back in charge (the depth had filled up), so the epochs meanwhile
+	 * taught the controller nothing.  Pass-through waits until it has
+	 * closed an epoch it saw whole (dc.epochs + dc.idle_epochs past
+	 * pass_wait_mark) or the device went idle: with a demand near the
+	 * depth the two modes would otherwise alternate and the controller
+	 * never see a saturated epoch (fq_sched_pass_depth()).
+	 */
+	bool pass_wait;
+	u64 pass_wait_mark;
 	u64 seq;		/* enqueue sequence number */
 	u64 dispatches;		/* requests sent down, ever */
 	struct fq_flow *antic;	/* flow the turn is held for, or NULL */

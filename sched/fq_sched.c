@@ -514,6 +514,10 @@ void fq_sched_pass(struct fq_sched *fqs, u32 inflight, bool seen, u64 now_ns)
 		fq_depth_unseen(&fqs->dc);
 		fq_cost_unseen(&fqs->fc);
 	}
+	if (inflight && !fqs->depth) {
+		fqs->pass_wait = true;
+		fqs->pass_wait_mark = fqs->dc.epochs + fqs->dc.idle_epochs;
+	}
 	/* the last passed bios completed: the device went idle meanwhile */
 	if ((fqs->passing || seen) && !inflight && !fqs->queued &&
 	    !fqs->inflight)
@@ -528,6 +532,13 @@ u32 fq_sched_pass_depth(struct fq_sched *fqs, u64 now_ns)
 
 	if (fqs->queued || !fqs->fastpath)
 		return 0;
+	if (fqs->pass_wait) {
+		/* a fixed depth learns nothing; an idle device has nothing to learn */
+		if (!fqs->depth && fq_busy(fqs) &&
+		    fqs->dc.epochs + fqs->dc.idle_epochs == fqs->pass_wait_mark)
+			return 0;
+		fqs->pass_wait = false;
+	}
 	if (!fqf || !fqs->idle_us || (!fqf->inflight && !fqf->nr_batch &&
 				      fqf->antic_until && now_ns >= fqf->antic_until))
 		return fqs->depth_now;

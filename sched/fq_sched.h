@@ -288,7 +288,11 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
  * "fastpath" tunable is off, or a flow behind its class's debtors is
  * anticipated and they are held for it: fq_drr_behind(), including a
  * debtor with nothing queued at the moment, whose next request the core
- * would hold).  Else it is
+ * would hold; or, with depth=auto, requests passed through were still
+ * below when the core took over and the controller has not closed an
+ * epoch it saw whole since, unless the device went idle: a demand near
+ * the depth would otherwise flip between the two modes and leave the
+ * controller blind).  Else it is
  * depth_now, or depth_now - 1 while a flow is anticipated (the slot
  * anticipation keeps for it, or the reserve of a boosted flow, fq_boost.c;
  * the anticipated flow's own request then comes through the core and

@@ -1818,6 +1818,56 @@ static void t_pass_busy_not_idle(void)
 }
 
 /*
+ * depth=auto: requests passed through still below when the core took
+ * over make pass-through wait until the controller has closed an epoch
+ * it saw whole (a demand near the depth would otherwise flip between the
+ * modes and leave it blind), or until the device is idle.  A fixed depth
+ * does not wait.  The core keeps its depth full (every request
+ * dispatched, none queued), one completion per 100 us.
+ */
+static void t_pass_wait_epoch(void)
+{
+	u64 seen;
+	int i, n = 0;
+
+	th_new_defaults("cfq");			/* depth=auto */
+	fq_sched_pass(th.s, 3, true, th.now);	/* the depth filled up */
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 0);
+	th.now += 100 * US;
+	fq_sched_pass(th.s, 0, false, th.now);	/* they drained */
+	seen = th.s->dc.epochs + th.s->dc.idle_epochs;
+	while (th.s->dc.epochs + th.s->dc.idle_epochs == seen && n < 4000) {
+		for (i = th.nin; i < (int)th.s->depth_now; i++)
+			th_enq((u64)i % 2, (u64)n++ * 8, 4096, SYNC, BE(4));
+		while (th_disp())
+			;
+		CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 0);
+		th.now += 100 * US;
+		th_done(th.inflight[0], 0);
+	}
+	CHECK(th.s->dc.epochs + th.s->dc.idle_epochs > seen);
+	while (th_disp())
+		;
+	CHECK(th.nin > 0 && !th.s->queued);
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), th.s->depth_now);
+	/* again, then the device goes idle: nothing left to learn */
+	fq_sched_pass(th.s, 2, true, th.now);
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 0);
+	while (th.nin) {
+		th.now += 100 * US;
+		th_done(th.inflight[0], 0);
+	}
+	fq_sched_pass(th.s, 0, false, th.now);
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), th.s->depth_now);
+	th_free();
+
+	th_new("cfq");				/* depth=32: nothing to learn */
+	fq_sched_pass(th.s, 3, true, th.now);
+	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 32);
+	th_free();
+}
+
+/*
  * A boosted flow, anticipated, keeps its reserve of slots from
  * pass-through, and passed-through requests are the others' in it.
  */
@@ -3414,6 +3464,7 @@ static const struct fq_test_case cases[] = {
 	{ "pass_idle_grace", t_pass_idle_grace },
 	{ "pass_anticipation", t_pass_anticipation },
 	{ "pass_busy_not_idle", t_pass_busy_not_idle },
+	{ "pass_wait_epoch", t_pass_wait_epoch },
 	{ "pass_boost_reserve", t_pass_boost_reserve },
 	{ "pass_hold_behind", t_pass_hold_behind },
 	{ "expiry_sync", t_expiry_sync },
