@@ -61,7 +61,13 @@ WL_TITLE = {
           "(cgroup bench-reader, iodepth 4), ext4",
     "w6qd1": "6: overhead, one 4 KiB random reader, iodepth 1",
     "w6qd32": "6: overhead, one 4 KiB random reader, iodepth 32",
+    "w6p4": "6: overhead, four 4 KiB random reader processes, iodepth 8 each",
+    "w6qd1u": "6: overhead, one 4 KiB random reader, iodepth 1, io_uring",
+    "w6qd32u": "6: overhead, one 4 KiB random reader, iodepth 32, io_uring",
+    "w6p4u": "6: overhead, four 4 KiB random reader processes, iodepth 8 "
+             "each, io_uring",
 }
+W6_WLS = ("w6qd1", "w6qd32", "w6p4", "w6qd1u", "w6qd32u", "w6p4u")
 # Weights of the weighted workloads. Workload 4: fairq's weight per
 # best-effort level, 25 x (8 - level) (sched/fq_sched.h); the idle class
 # has no weight, so no guarantee: it is reported, not in G or Jain.
@@ -102,7 +108,7 @@ def cfg_key(c):
 def wl_key(w):
     if w.startswith("w7-"):
         return (7, int(w[3:]))
-    order = ["w1", "w2", "w3", "w4", "w4cg", "w5", "w6qd1", "w6qd32"]
+    order = ["w1", "w2", "w3", "w4", "w4cg", "w5", *W6_WLS]
     return (order.index(w) if w in order else 50, 0)
 
 
@@ -592,7 +598,7 @@ def targets(agg):
             f"{cfg} {fmt(jf, 3)} (G {fmt(get(agg, d, 'w5', cfg, 'G'), 2)}); "
             f"best competitor {bc} {fmt(bj, 3)}", jf >= 0.95)
     fq = HEADLINE_FQ
-    for wl in ("w6qd1", "w6qd32"):
+    for wl in W6_WLS:
         i_fq = get(agg, "nullb-fast", wl, fq, "lower_iops")
         i_dm = get(agg, "nullb-fast", wl, "dm-linear", "lower_iops")
         c_fq = get(agg, "nullb-fast", wl, fq, "cpu_us_per_io")

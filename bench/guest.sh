@@ -374,6 +374,11 @@ wl_jobs() {
 		echo "reader r4k-qd4" ;;
 	w6qd1) echo "qd1 r4k-qd1" ;;
 	w6qd32) echo "qd32 r4k-qd32" ;;
+	w6p4)	# four fio processes (four flows by tgid)
+		echo "p r4k-qd8 --numjobs=4" ;;
+	w6qd1u) echo "qd1 r4k-qd1 --ioengine=io_uring" ;;
+	w6qd32u) echo "qd32 r4k-qd32 --ioengine=io_uring" ;;
+	w6p4u) echo "p r4k-qd8 --numjobs=4 --ioengine=io_uring" ;;
 	w7-*)	# N threads, one random 4 KiB reader each (iodepth 1): fio
 		# processes take minutes to start under TCG (256 of them did not
 		# start in 4 minutes), threads start at once; fairq keys flows by
@@ -1183,6 +1188,10 @@ plan_full() {
 		round nullb-fast nfast w6qd1 none dm-linear $(fq_cfgs fairq-cfq)
 		# shellcheck disable=SC2046,SC2086
 		round nullb-fast nfast w6qd32 none dm-linear $(fq_cfgs fairq-cfq fairq-cfq:depth=32)
+		for w in w6p4 w6qd1u w6qd32u w6p4u; do
+			# shellcheck disable=SC2046,SC2086
+			round nullb-fast nfast $w none dm-linear $(fq_cfgs fairq-cfq)
+		done
 		nullb_drop nfast
 	fi
 }
