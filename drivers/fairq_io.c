@@ -31,7 +31,8 @@
  * in flight too, bounded by fd->pass_depth) and returns it at
  * completion.  The
  * first bio that finds no token, or is IDLE-class (only the core knows
- * when RT/BE work leaves it room), takes fd->lock, clears fd->pass and
+ * when RT/BE work leaves it room), or is larger than
+ * FAIRQ_PASS_MAX_BYTES (the core must charge it), takes fd->lock, clears fd->pass and
  * is queued in the core, like every bio after it; the core counts the
  * slots passed bios still hold as in flight (fq_sched_pass()).  Pass-through comes
  * back once the core is empty and there is room (fairq_pass_update(),
@@ -63,6 +64,21 @@
 #include <linux/ioprio.h>
 #include <linux/ktime.h>
 #include <linux/sched.h>
+
+/*
+ * Larger bios never take the fast path.  It saves a lock, a clock read
+ * and the core's bookkeeping per bio, which matters for small random I/O
+ * and not per byte at this size; and what it passes is charged to no
+ * flow: one uncharged 1 MiB read is 250 ms of a 4 MiB/s disk's time, and
+ * on a throttle that bills a request's bytes after it (QEMU's) that time
+ * lands on the requests after it too.  Bench W3 on virtio, before this
+ * limit: with the fast path on (it carried 6-11 bios, the first after
+ * creation), the cost model's per-request cost came out at 1.9 and 6.3
+ * ms in two of three runs against 0.6-0.9 ms with it off, and the 4 KiB
+ * reader got an eighth of its requests; with it, fast path on and off
+ * both gave G 0.83 (bench/runs/2026-12-05-w3-fastpath-ab*).
+ */
+#define FAIRQ_PASS_MAX_BYTES	(64 * 1024)
 
 /* no closer than this: a core asking for "now" must not storm the timer */
 #define FAIRQ_TIMER_MIN_NS	(20 * NSEC_PER_USEC)
@@ -471,6 +487,8 @@ static bool fairq_pass_get(struct fairq_dev *fd, struct bio *bio)
 	if (!smp_load_acquire(&fd->pass))
 		return false;
 	if (IOPRIO_PRIO_CLASS(fairq_bio_ioprio(bio)) == IOPRIO_CLASS_IDLE)
+		return false;
+	if (bio->bi_iter.bi_size > FAIRQ_PASS_MAX_BYTES)
 		return false;
 	n = atomic_read(&fd->slots);
 	do {

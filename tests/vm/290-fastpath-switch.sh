@@ -26,6 +26,11 @@
 # device holds what fairq0 reads.
 # 3. rmdir while the jobs run (forced teardown, the drain): fio ends with
 #    errors in bounded time, fairq0 is gone and the lower device released.
+# 0. First, on the idle device: 16 direct reads of 96 KiB, one at a time
+#    (above FAIRQ_PASS_MAX_BYTES, 64 KiB, and below null_blk's largest
+#    request, so not split), take no fast path (fastpath_reqs unchanged,
+#    enq_reqs up by 16: the core must charge them); then 16 of 4 KiB take
+#    it (fastpath_reqs up by 16).
 DESCRIPTION="fast path <-> scheduling under bursts across the depth, tunable changes, IDLE; verify; no slip past depth"
 TIMEOUT=600
 # shellcheck source=rc
@@ -136,6 +141,29 @@ same_data() {
 }
 
 # 1. The boundary at a fixed depth.
+# reads_delta BS: 16 direct reads of BS one at a time; prints how much
+# fastpath_reqs and enq_reqs grew
+reads_delta() {
+	local f0 e0
+	f0=$(stat_field fairq0 fastpath_reqs)
+	e0=$(stat_field fairq0 enq_reqs)
+	dd if=/dev/fairq0 of=/dev/null bs="$1" count=16 iflag=direct status=none ||
+		fatal "dd bs=$1 from fairq0 failed"
+	echo "$(($(stat_field fairq0 fastpath_reqs) - f0)) $(($(stat_field fairq0 enq_reqs) - e0))"
+}
+
+log "round 0: large bios are scheduled, small ones take the fast path"
+maxkb=$(cat /sys/block/fairq0/queue/max_sectors_kb)
+[ "$maxkb" -ge 96 ] || fatal "fairq0's max_sectors_kb is $maxkb: a 96 KiB read would be split"
+read -r fast enq <<<"$(reads_delta 96k)"
+[ "$fast" = 0 ] && [ "$enq" = 16 ] &&
+	ok "r0: 16 reads of 96 KiB: all scheduled (fastpath_reqs +0, enq_reqs +16)" ||
+	fail "r0: 16 reads of 96 KiB: fastpath_reqs +$fast, enq_reqs +$enq (want +0, +16)"
+read -r fast enq <<<"$(reads_delta 4k)"
+[ "$fast" = 16 ] && [ "$enq" = 16 ] &&
+	ok "r0: 16 reads of 4 KiB: all took the fast path" ||
+	fail "r0: 16 reads of 4 KiB: fastpath_reqs +$fast, enq_reqs +$enq (want +16, +16)"
+
 log "round 1: depth $DEPTH, $MB MiB per job, $ENGINE"
 # shellcheck disable=SC2046
 fio $(fio_args r1 "") &
