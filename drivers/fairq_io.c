@@ -150,6 +150,21 @@ static void fairq_pass_update(struct fairq_dev *fd, u64 now_ns)
 	smp_store_release(&fd->pass, true);
 }
 
+/*
+ * A slot came back (fd->lock held): refill from the work item, never
+ * inline (this may be hard irq, or a lower driver's thread that our
+ * submission could wait on), or resume pass-through if nothing waits.
+ */
+static void fairq_slot_freed(struct fairq_dev *fd, u64 now_ns)
+{
+	lockdep_assert_held(&fd->lock);
+
+	if (fd->nr_queued)
+		queue_work(fd->wq, &fd->dispatch_work);
+	else
+		fairq_pass_update(fd, now_ns);
+}
+
 /* A tunable changed (fd->lock held): schedule until the work item looks. */
 void fairq_pass_refresh(struct fairq_dev *fd)
 {
@@ -329,11 +344,7 @@ static void fairq_pass_put(struct fairq_dev *fd)
 		u64 now_ns = ktime_get_ns();
 
 		fairq_pass_sync(fd, false, now_ns);
-		/* from the work item, as for a scheduled completion */
-		if (fd->nr_queued)
-			queue_work(fd->wq, &fd->dispatch_work);
-		else
-			fairq_pass_update(fd, now_ns);
+		fairq_slot_freed(fd, now_ns);
 	}
 	spin_unlock_irqrestore(&fd->lock, flags);
 }
@@ -373,15 +384,7 @@ static void fairq_clone_endio(struct bio *clone)
 				  blk_status_to_errno(clone->bi_status), now_ns);
 		fd->nr_inflight--;
 		atomic_dec(&fd->slots);
-		/*
-		 * Refill from the work item, never inline: this may be hard
-		 * irq, or a lower driver's thread that our submission could
-		 * wait on.
-		 */
-		if (fd->nr_queued)
-			queue_work(fd->wq, &fd->dispatch_work);
-		else
-			fairq_pass_update(fd, now_ns);
+		fairq_slot_freed(fd, now_ns);
 		spin_unlock_irqrestore(&fd->lock, flags);
 	} else if (fio->pass) {
 		fairq_pass_done(fio, clone->bi_status);
@@ -486,9 +489,9 @@ static bool fairq_pass_get(struct fairq_dev *fd, struct bio *bio)
 	/* pairs with smp_store_release() in fairq_pass_update() */
 	if (!smp_load_acquire(&fd->pass))
 		return false;
-	if (IOPRIO_PRIO_CLASS(fairq_bio_ioprio(bio)) == IOPRIO_CLASS_IDLE)
-		return false;
 	if (bio->bi_iter.bi_size > FAIRQ_PASS_MAX_BYTES)
+		return false;
+	if (IOPRIO_PRIO_CLASS(fairq_bio_ioprio(bio)) == IOPRIO_CLASS_IDLE)
 		return false;
 	n = atomic_read(&fd->slots);
 	do {

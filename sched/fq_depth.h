@@ -163,4 +163,10 @@ u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
  */
 void fq_depth_unseen(struct fq_depth *dc);
 
+/* Epochs closed that saw all the work, judged or not: it grows by one each. */
+static inline u64 fq_depth_seen_epochs(const struct fq_depth *dc)
+{
+	return dc->epochs + dc->idle_epochs;
+}
+
 #endif /* FQ_DEPTH_H */

@@ -307,7 +307,7 @@ struct fq_sched {
 	 * depth=auto: passed requests were still below while the core was
 	 * back in charge (the depth had filled up), so the epochs meanwhile
 	 * taught the controller nothing.  Pass-through waits until it has
-	 * closed an epoch it saw whole (dc.epochs + dc.idle_epochs past
+	 * closed an epoch it saw whole (fq_depth_seen_epochs() past
 	 * pass_wait_mark) or the device went idle: with a demand near the
 	 * depth the two modes would otherwise alternate and the controller
 	 * never see a saturated epoch (fq_sched_pass_depth()).

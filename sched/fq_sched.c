@@ -516,7 +516,7 @@ void fq_sched_pass(struct fq_sched *fqs, u32 inflight, bool seen, u64 now_ns)
 	}
 	if (inflight && !fqs->depth) {
 		fqs->pass_wait = true;
-		fqs->pass_wait_mark = fqs->dc.epochs + fqs->dc.idle_epochs;
+		fqs->pass_wait_mark = fq_depth_seen_epochs(&fqs->dc);
 	}
 	/* the last passed bios completed: the device went idle meanwhile */
 	if ((fqs->passing || seen) && !inflight && !fqs->queued &&
@@ -535,7 +535,7 @@ u32 fq_sched_pass_depth(struct fq_sched *fqs, u64 now_ns)
 	if (fqs->pass_wait) {
 		/* a fixed depth learns nothing; an idle device has nothing to learn */
 		if (!fqs->depth && fq_busy(fqs) &&
-		    fqs->dc.epochs + fqs->dc.idle_epochs == fqs->pass_wait_mark)
+		    fq_depth_seen_epochs(&fqs->dc) == fqs->pass_wait_mark)
 			return 0;
 		fqs->pass_wait = false;
 	}

@@ -1835,8 +1835,8 @@ static void t_pass_wait_epoch(void)
 	CHECK_EQ(fq_sched_pass_depth(th.s, th.now), 0);
 	th.now += 100 * US;
 	fq_sched_pass(th.s, 0, false, th.now);	/* they drained */
-	seen = th.s->dc.epochs + th.s->dc.idle_epochs;
-	while (th.s->dc.epochs + th.s->dc.idle_epochs == seen && n < 4000) {
+	seen = fq_depth_seen_epochs(&th.s->dc);
+	while (fq_depth_seen_epochs(&th.s->dc) == seen && n < 4000) {
 		for (i = th.nin; i < (int)th.s->depth_now; i++)
 			th_enq((u64)i % 2, (u64)n++ * 8, 4096, SYNC, BE(4));
 		while (th_disp())
@@ -1845,7 +1845,7 @@ static void t_pass_wait_epoch(void)
 		th.now += 100 * US;
 		th_done(th.inflight[0], 0);
 	}
-	CHECK(th.s->dc.epochs + th.s->dc.idle_epochs > seen);
+	CHECK(fq_depth_seen_epochs(&th.s->dc) > seen);
 	while (th_disp())
 		;
 	CHECK(th.nin > 0 && !th.s->queued);
