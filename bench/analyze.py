@@ -455,7 +455,8 @@ def aggregate(meas):
         a["fairq_mem_bytes"] = median([s.get("mem_bytes") for s in st])
         flows = [s.get("flows") for s in st if s.get("flows") is not None]
         a["fairq_flows_max"] = max(flows, default=None)
-        a["fairq_pool"] = median([s.get("flows_max") for s in st])
+        a["fairq_per_flow"] = median([s["mem_bytes"] / s["flows"] for s in st
+                                      if s.get("flows") and s.get("mem_bytes")])
         a["rc_nonzero"] = sum(1 for m in ms if m["rc"])
         if key[1] == "w5":
             a["w5_cgroups"] = next((m["w5_cgroups"] for m in ms
@@ -883,15 +884,15 @@ def scale_extra(agg, keys):
         a = agg[k]
         if a.get("fairq_mem_bytes") is None:
             continue
-        slots = a.get("fairq_pool") or 0
         rows.append([k[2], fmt(a["fairq_mem_bytes"]), fmt(a.get("fairq_flows_max")),
-                     fmt(slots), fmt(a["fairq_mem_bytes"] / slots if slots else None)])
+                     fmt(a.get("fairq_per_flow"))])
     if not rows:
         return ""
-    return ("fairq's memory (stats `mem_bytes`: the device and its flow pool, "
-            "allocated when powered on; it does not grow with the flows):\n\n"
+    return ("fairq's memory at the window's end (stats `mem_bytes`: the scheduler "
+            "instance, the flows that exist then and their table; flows are "
+            "allocated as keys appear and freed when drained):\n\n"
             + md_table(["config", "mem_bytes", "flows at window end",
-                        "pool slots (max_flows)", "bytes per slot"], rows))
+                        "mem_bytes per flow (instance included)"], rows))
 
 
 def comparison(agg):

@@ -137,6 +137,7 @@ struct fairq_dev {
 	struct bio_set bs;
 	struct workqueue_struct *wq;
 	struct work_struct dispatch_work;
+	struct work_struct table_work;	/* grows the core's flow table */
 	struct hrtimer timer;
 	struct fairq_kobj *kobj;	/* /sys/block/NAME/fairq */
 	bool closing;			/* power-off started; disk->open_mutex */

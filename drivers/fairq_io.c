@@ -64,6 +64,7 @@
 #include <linux/ioprio.h>
 #include <linux/ktime.h>
 #include <linux/sched.h>
+#include <linux/sched/mm.h>
 
 /*
  * Larger bios never take the fast path.  It saves a lock, a clock read
@@ -593,6 +594,8 @@ static void fairq_enqueue(struct fairq_dev *fd, struct fairq_io *fio)
 	/* after any wait: the core may have emptied and pass-through resumed */
 	fairq_pass_stop(fd, now_ns);
 	fq_sched_enqueue(fd->fqs, &fio->rq, now_ns);
+	if (unlikely(fq_sched_table_want(fd->fqs)))
+		queue_work(fd->wq, &fd->table_work);
 	fd->nr_queued++;
 	fairq_collect(fd, now_ns, &list);
 	own = fairq_keep_own(fd, &list, &fio->clone);
@@ -676,6 +679,36 @@ void fairq_submit_bio(struct bio *bio)
 	fairq_enqueue(fd, fio);
 }
 
+/*
+ * The core has more flows than its flow table has chains: allocate a
+ * bigger table here, where sleeping is allowed, and install it under the
+ * lock (fq_sched.h).  NOIO: this allocation must not wait for writeback
+ * through this very device.  On failure the chains stay longer, and the
+ * next new flow asks again.
+ */
+static void fairq_table_work(struct work_struct *work)
+{
+	struct fairq_dev *fd = container_of(work, struct fairq_dev, table_work);
+	struct fq_table *t;
+	unsigned int noio;
+	u32 bits;
+
+	spin_lock_irq(&fd->lock);
+	bits = fq_sched_table_want(fd->fqs);
+	spin_unlock_irq(&fd->lock);
+	if (!bits)
+		return;
+	noio = memalloc_noio_save();
+	t = fq_sched_table_alloc(bits);
+	memalloc_noio_restore(noio);
+	if (!t)
+		return;
+	spin_lock_irq(&fd->lock);
+	t = fq_sched_table_swap(fd->fqs, t);
+	spin_unlock_irq(&fd->lock);
+	fq_sched_table_free(t);
+}
+
 /* Once per device, at mkdir: 0 or -ENOMEM. */
 int fairq_io_init(struct fairq_dev *fd)
 {
@@ -687,6 +720,7 @@ int fairq_io_init(struct fairq_dev *fd)
 	atomic64_set(&fd->passthrough_errs, 0);
 	init_completion(&fd->drained);
 	INIT_WORK(&fd->dispatch_work, fairq_dispatch_work);
+	INIT_WORK(&fd->table_work, fairq_table_work);
 	init_waitqueue_head(&fd->room_wait);
 	hrtimer_init(&fd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	fd->timer.function = fairq_timer_fn;
@@ -789,4 +823,5 @@ void fairq_io_stop(struct fairq_dev *fd)
 	/* neither re-arms the other once running is false */
 	hrtimer_cancel(&fd->timer);
 	cancel_work_sync(&fd->dispatch_work);
+	cancel_work_sync(&fd->table_work);
 }

@@ -14,13 +14,35 @@
 /* the loop check's walk down the stack vs. a device leaving its disk */
 DEFINE_MUTEX(fairq_stack_lock);
 
+/* every device's flows (sched/fq_flow.c), created as keys appear */
+static struct kmem_cache *fairq_flow_cache;
+
+/* fq_env.h: under a device's spinlock, so never sleeps; NULL when short */
+void *fq_env_flow_alloc(size_t size)
+{
+	if (WARN_ON_ONCE(size != fq_sched_flow_size()))
+		return NULL;
+	return kmem_cache_zalloc(fairq_flow_cache, GFP_NOWAIT | __GFP_NOWARN);
+}
+
+void fq_env_flow_free(void *flow)
+{
+	kmem_cache_free(fairq_flow_cache, flow);
+}
+
 static int __init fairq_init(void)
 {
 	int ret;
 
+	fairq_flow_cache = kmem_cache_create("fairq_flow", fq_sched_flow_size(),
+					     0, 0, NULL);
+	if (!fairq_flow_cache)
+		return -ENOMEM;
 	ret = fairq_configfs_init();
-	if (ret)
+	if (ret) {
+		kmem_cache_destroy(fairq_flow_cache);
 		return ret;
+	}
 	pr_info("loaded\n");
 	return 0;
 }
@@ -29,6 +51,7 @@ static int __init fairq_init(void)
 static void __exit fairq_exit(void)
 {
 	fairq_configfs_exit();
+	kmem_cache_destroy(fairq_flow_cache);
 }
 
 module_init(fairq_init);

@@ -54,8 +54,8 @@ FAIRQ_SYSFS_RW(classify);
 FAIRQ_SYSFS_RW(cgroup_weights);
 
 /*
- * The core's tunables (sched/fq_tunables_table.h).  One that resizes the
- * flow pool (FQ_TK_ALLOC) changes only in configfs while powered off:
+ * The core's tunables (sched/fq_tunables_table.h).  One that bounds the
+ * flows' memory (FQ_TK_ALLOC) changes only in configfs while powered off:
  * read-only here.
  */
 #define FQ_TUNABLE(_name, _field, _kind, ...)					\
@@ -164,6 +164,15 @@ static int fairq_emit_totals(char *buf, struct fairq_dev *fd, const struct fq_st
 	return at;
 }
 
+/* Flows are allocated as keys appear: how many, kept spare, and failed. */
+static int fairq_emit_flow_mem(char *buf, int at, const struct fq_stats *st)
+{
+	at += sysfs_emit_at(buf, at, "flows_spare %u\n", st->flows_spare);
+	at += sysfs_emit_at(buf, at, "flow_allocs %llu\n", st->flow_allocs);
+	at += sysfs_emit_at(buf, at, "flow_alloc_fails %llu\n", st->flow_alloc_fails);
+	return at;
+}
+
 /*
  * What keeps dispatch going, for a device that seems stuck (vm/init's
  * stall dump reads it): the hrtimer (armed, ns until it fires), the work
@@ -223,7 +232,7 @@ static ssize_t fairq_stats_show(struct kobject *kobj, struct kobj_attribute *att
 	flows = kcalloc(FAIRQ_STATS_FLOWS, sizeof(*flows), GFP_KERNEL);
 	if (!flows)
 		return -ENOMEM;
-	/* tun_lock across the walk: no max_flows resize, no second walk */
+	/* tun_lock across the walk: no second walk */
 	mutex_lock(&fd->tun_lock);
 	spin_lock_irq(&fd->lock);
 	fq_sched_stats(fd->fqs, &st);
@@ -231,7 +240,7 @@ static ssize_t fairq_stats_show(struct kobject *kobj, struct kobj_attribute *att
 	fq_sched_get(fd->fqs, fq_sched_tunables[FQ_TUN_depth], depth, sizeof(depth));
 	fq_sched_flows_begin(fd->fqs, &walk, flows, FAIRQ_STATS_FLOWS);
 	spin_unlock_irq(&fd->lock);
-	/* up to max_flows flows: interrupts go on between steps */
+	/* every flow that exists: interrupts go on between steps */
 	do {
 		cond_resched();
 		spin_lock_irq(&fd->lock);
@@ -246,6 +255,7 @@ static ssize_t fairq_stats_show(struct kobject *kobj, struct kobj_attribute *att
 	fairq_chomp(depth);
 	at = fairq_emit_totals(buf, fd, &st, &pf, policy, depth);
 	at = fairq_emit_progress(buf, at, fd);
+	at = fairq_emit_flow_mem(buf, at, &st);
 	for (i = 0; i < walk.n; i++)
 		at += fairq_emit_flow(buf, at, &flows[i]);
 	kfree(flows);

@@ -138,7 +138,7 @@ static ssize_t fairq_sched_show(struct fairq_dev *fd, const char *name, char *pa
 	return ret;
 }
 
-/* max_flows resizes the flow pool: only with no I/O, without fd->lock */
+/* max_flows bounds the flows' memory: only while powered off, without fd->lock */
 static int fairq_sched_store_alloc(struct fairq_dev *fd, const char *name,
 				   const char *buf, const char **why)
 {

@@ -10,10 +10,12 @@
  * algorithm file includes anything else, and no algorithm file tests
  * __KERNEL__ itself.
  *
- * Allocation happens only in fq_sched_create() / fq_sched_destroy() and
- * when a tunable that sizes a table changes; never on the enqueue,
- * dispatch or completion path.  The caller calls those under its own lock
- * only where the header says so (see fq_sched.h).
+ * Allocation that may sleep (fq_zalloc()) happens only in
+ * fq_sched_create(), and when the caller grows the flow table
+ * (fq_sched_table_alloc()), never under the caller's lock.  Flows are the
+ * one thing allocated on the enqueue path, under that lock:
+ * fq_env_flow_alloc() must not sleep, and may fail (the core then
+ * reclaims a drained flow, or uses the overflow flow).
  */
 #ifndef FQ_ENV_H
 #define FQ_ENV_H
@@ -39,6 +41,14 @@ static inline void fq_free(void *p)
 {
 	kvfree(p);
 }
+
+/*
+ * One flow of @size == fq_sched_flow_size(), zeroed, from fairq.ko's own
+ * cache (fairq_main.c): GFP_NOWAIT, so under a spinlock with interrupts
+ * off; NULL under memory pressure.
+ */
+void *fq_env_flow_alloc(size_t size);
+void fq_env_flow_free(void *flow);
 
 #else /* host build */
 
@@ -84,6 +94,16 @@ static inline void *fq_zalloc(size_t size)
 static inline void fq_free(void *p)
 {
 	free(p);
+}
+
+static inline void *fq_env_flow_alloc(size_t size)
+{
+	return calloc(1, size);
+}
+
+static inline void fq_env_flow_free(void *flow)
+{
+	free(flow);
 }
 
 /* 0, or a compile error when @e is true (the kernel's, <linux/build_bug.h>) */

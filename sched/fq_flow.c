@@ -1,92 +1,174 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fq_flow.c - flows: the pool (allocation, release of drained flows,
- * reclaim, reap), a flow's place on its class's lists and its head on
+ * fq_flow.c - flows: their memory (allocation, release of drained flows,
+ * reclaim, reap), the flow table, a flow's place on its class's lists and its head on
  * the bounded-wait lists.  Which flow a request belongs to is the
  * policy's ->map() (fq_cfq.c: hash by key, fq_sfq.c: bucket by
  * hash(key, perturbation)).
  *
- * All flows come from one pool of max_flows allocated up front; the pool
- * never grows.  When it is empty a new key first reclaims a drained flow
- * that only keeps a round robin claim, else it shares the overflow flow.
+ * Flows are allocated as keys appear, one at a time, under the caller's
+ * lock (fq_env_flow_alloc(): atomic-safe), and given back when drained;
+ * the few most recently freed stay as spares, so a reader at queue depth
+ * 1, whose flow drains between its requests, does not cost an allocation
+ * per request.  max_flows bounds the flows that exist: beyond it a new
+ * key first reclaims a drained flow that only keeps a round robin claim,
+ * else it shares the overflow flow (as it does when no memory is left).
+ *
+ * cfq (and fifo) find a flow by key, sfq a bucket by its index, in one
+ * chained hash table, the flow table.  It grows with the flows, but not
+ * here: growing allocates, so the caller does it outside its lock
+ * (fq_sched_table_want() and the functions beside it); until it does,
+ * chains are just longer.
  */
 #include "fq_internal.h"
 
-/* cfq hash chains: at least two per flow, so chains stay short. */
-static u32 fq_hash_bits_for(u32 max_flows)
+static size_t fq_table_bytes(u32 bits)
 {
-	u32 bits = 1;
+	return sizeof(struct fq_table) + ((size_t)1 << bits) *
+	       sizeof(struct fq_flow *);
+}
 
-	while ((1u << bits) < 2 * max_flows)
+/* What the instance holds for its flows and its table [bytes]. */
+size_t fq_flows_mem(const struct fq_sched *fqs)
+{
+	return (size_t)(fqs->nr_flows + fqs->nr_spare) *
+	       fq_sched_flow_size() + fq_table_bytes(fqs->table->bits);
+}
+
+struct fq_table *fq_sched_table_alloc(u32 bits)
+{
+	struct fq_table *t = fq_zalloc(fq_table_bytes(bits));
+
+	if (t)
+		t->bits = bits;
+	return t;
+}
+
+void fq_sched_table_free(struct fq_table *t)
+{
+	fq_free(t);
+}
+
+/* seeded, so keys cannot be chosen to share one chain */
+static struct fq_flow **fq_table_slot(const struct fq_sched *fqs,
+				      struct fq_table *t, u64 key)
+{
+	return &t->chain[fq_hash64(key, fqs->hash_key) &
+			 ((1ull << t->bits) - 1)];
+}
+
+struct fq_flow *fq_table_find(struct fq_sched *fqs, u64 key)
+{
+	struct fq_flow *fqf;
+
+	for (fqf = *fq_table_slot(fqs, fqs->table, key); fqf; fqf = fqf->hnext)
+		if (fqf->key == key)
+			return fqf;
+	return NULL;
+}
+
+void fq_table_add(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	struct fq_flow **slot = fq_table_slot(fqs, fqs->table, fqf->key);
+
+	fqf->hnext = *slot;
+	*slot = fqf;
+}
+
+void fq_table_del(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	struct fq_flow **pp;
+
+	for (pp = fq_table_slot(fqs, fqs->table, fqf->key); *pp;
+	     pp = &(*pp)->hnext) {
+		if (*pp == fqf) {
+			*pp = fqf->hnext;
+			return;
+		}
+	}
+}
+
+/*
+ * The chains the table wants, as bits: one chain per flow that exists
+ * (bounded by max_flows), doubled when the flows outgrow it; 0 while it
+ * is big enough.
+ */
+u32 fq_sched_table_want(const struct fq_sched *fqs)
+{
+	u32 bits = fqs->table->bits;
+
+	if (fqs->nr_flows <= (1u << bits) || (1u << bits) >= fqs->max_flows)
+		return 0;
+	while ((1u << bits) < fqs->nr_flows && (1u << bits) < fqs->max_flows)
 		bits++;
 	return bits;
 }
 
-size_t fq_pool_mem(u32 max_flows)
+/*
+ * Install @t if it is bigger than the table in use, moving every mapped
+ * flow into it; returns the table to free (the old one, or @t itself when
+ * it is not needed any more).  O(flows), once per doubling.
+ */
+struct fq_table *fq_sched_table_swap(struct fq_sched *fqs, struct fq_table *t)
 {
-	return (size_t)max_flows * sizeof(struct fq_flow) +
-	       ((size_t)1 << fq_hash_bits_for(max_flows)) *
-	       sizeof(struct fq_flow *) +
-	       (size_t)max_flows * sizeof(struct fq_flow *);
-}
+	struct fq_table *old = fqs->table;
+	struct fq_flow *fqf, **slot;
+	struct fq_node *n;
 
-static void fq_pool_arrays_free(struct fq_pool *p)
-{
-	fq_free(p->pool);
-	fq_free(p->hash);
-	fq_free(p->bucket);
-	p->pool = NULL;
-	p->hash = NULL;
-	p->bucket = NULL;
-}
-
-/* Allocate the arrays for a pool of @max_flows; installs nothing. */
-int fq_pool_alloc(struct fq_pool *p, u32 max_flows)
-{
-	p->max = max_flows;
-	p->hash_bits = fq_hash_bits_for(max_flows);
-	p->pool = fq_zalloc((size_t)max_flows * sizeof(struct fq_flow));
-	p->hash = fq_zalloc(((size_t)1 << p->hash_bits) *
-			    sizeof(struct fq_flow *));
-	p->bucket = fq_zalloc((size_t)max_flows * sizeof(struct fq_flow *));
-	if (!p->pool || !p->hash || !p->bucket) {
-		fq_pool_arrays_free(p);
-		return -ENOMEM;
+	if (!t || t->bits <= old->bits)
+		return t;
+	for (n = fqs->flows.next; n != &fqs->flows; n = n->next) {
+		fqf = fq_entry(n, struct fq_flow, all);
+		if (!(fqf->flags & FQ_FF_MAPPED))
+			continue;
+		slot = fq_table_slot(fqs, t, fqf->key);
+		fqf->hnext = *slot;
+		*slot = fqf;
 	}
+	fqs->table = t;
+	return old;
+}
+
+int fq_sched_table_grow(struct fq_sched *fqs)
+{
+	u32 bits = fq_sched_table_want(fqs);
+	struct fq_table *t;
+
+	if (!bits)
+		return 0;
+	t = fq_sched_table_alloc(bits);
+	if (!t)
+		return -ENOMEM;
+	fq_sched_table_free(fq_sched_table_swap(fqs, t));
 	return 0;
 }
 
-/* Make @p the pool of @fqs (every flow free). */
-void fq_pool_install(struct fq_sched *fqs, struct fq_pool *p)
+/* Give every flow, spare or not, and the table back (fq_sched_destroy()). */
+void fq_flows_destroy(struct fq_sched *fqs)
 {
-	u32 i;
+	struct fq_flow *fqf;
 
-	fqs->pool = p->pool;
-	fqs->hash = p->hash;
-	fqs->bucket = p->bucket;
-	fqs->hash_bits = p->hash_bits;
-	fqs->max_flows = p->max;
-	fqs->free = NULL;
-	fq_list_init(&fqs->flows);
-	for (i = p->max; i-- > 0;) {
-		fqs->pool[i].where = FQ_FW_FREE;
-		fqs->pool[i].hnext = fqs->free;
-		fqs->free = &fqs->pool[i];
+	while (fqs->flows.next != &fqs->flows) {
+		fqf = fq_entry(fqs->flows.next, struct fq_flow, all);
+		fq_list_del(&fqf->all);
+		fq_env_flow_free(fqf);
 	}
 	fqs->nr_flows = 0;
+	fq_flows_trim(fqs);
+	fq_sched_table_free(fqs->table);
+	fqs->table = NULL;
 }
 
-void fq_pool_free(struct fq_sched *fqs)
+/* Give the spares back (max_flows lowered, or the instance destroyed). */
+void fq_flows_trim(struct fq_sched *fqs)
 {
-	struct fq_pool p = {
-		.pool = fqs->pool, .hash = fqs->hash, .bucket = fqs->bucket,
-	};
+	struct fq_flow *fqf;
 
-	fq_pool_arrays_free(&p);
-	fqs->pool = NULL;
-	fqs->hash = NULL;
-	fqs->bucket = NULL;
-	fqs->free = NULL;
+	while ((fqf = fqs->free)) {
+		fqs->free = fqf->hnext;
+		fq_env_flow_free(fqf);
+	}
+	fqs->nr_spare = 0;
 }
 
 void fq_flow_head_init(struct fq_flow *fqf)
@@ -255,7 +337,7 @@ void fq_flow_mem_clear(struct fq_sched *fqs)
 		fqs->mem[i].kind = 0;
 }
 
-/* Return an idle, unlisted flow to the pool. */
+/* Free an idle, unlisted flow: a spare, or back to the environment. */
 void fq_flow_free(struct fq_sched *fqs, struct fq_flow *fqf)
 {
 	if (WARN_ON_ONCE(fqf->flags & FQ_FF_OVERFLOW))
@@ -266,11 +348,16 @@ void fq_flow_free(struct fq_sched *fqs, struct fq_flow *fqf)
 		fq_flow_mem_save(fqs, fqf);
 	fq_flow_unmap(fqs, fqf);
 	fq_list_del(&fqf->all);
+	fqs->nr_flows--;
+	if (fqs->nr_spare >= FQ_FLOW_SPARE) {
+		fq_env_flow_free(fqf);
+		return;
+	}
 	fqf->flags = 0;
 	fqf->where = FQ_FW_FREE;
 	fqf->hnext = fqs->free;
 	fqs->free = fqf;
-	fqs->nr_flows--;
+	fqs->nr_spare++;
 }
 
 /* Take an idle-listed flow off its list and give it back to the pool. */
@@ -299,15 +386,39 @@ static bool fq_flow_reclaim(struct fq_sched *fqs)
 	return false;
 }
 
-/* A zeroed flow from the pool (reclaiming if need be), or NULL. */
+/* Memory for one more flow: a spare, a new one, or NULL. */
+static struct fq_flow *fq_flow_mem_take(struct fq_sched *fqs)
+{
+	struct fq_flow *fqf = fqs->free;
+
+	if (fqf) {
+		fqs->free = fqf->hnext;
+		fqs->nr_spare--;
+		return fqf;
+	}
+	fqf = fq_env_flow_alloc(sizeof(*fqf));
+	if (!fqf)
+		fqs->st.flow_alloc_fails++;
+	return fqf;
+}
+
+/*
+ * A new flow (zeroed) for @key, or NULL: at max_flows, or with no memory,
+ * a drained flow that only keeps a round robin claim is reclaimed first.
+ */
 struct fq_flow *fq_flow_new(struct fq_sched *fqs, u64 key, u8 flags)
 {
-	struct fq_flow *fqf;
+	struct fq_flow *fqf = NULL;
 
-	if (!fqs->free && !fq_flow_reclaim(fqs))
-		return NULL;
-	fqf = fqs->free;
-	fqs->free = fqf->hnext;
+	if (fqs->nr_flows < fqs->max_flows)
+		fqf = fq_flow_mem_take(fqs);
+	if (!fqf) {
+		if (!fq_flow_reclaim(fqs))
+			return NULL;
+		fqf = fq_flow_mem_take(fqs);	/* the spare it left */
+		if (WARN_ON_ONCE(!fqf))
+			return NULL;
+	}
 	*fqf = (struct fq_flow){ .key = key, .flags = flags,
 				 .where = FQ_FW_NONE, .ci = FQ_PRIO_COUNT,
 				 .weight = FQ_WEIGHT_BASE };

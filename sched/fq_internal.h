@@ -15,7 +15,8 @@
  * While in flight (FQ_RS_INFLIGHT) neither link is used.
  *
  * Where a flow lives (fqf->where):
- *   FQ_FW_FREE   on the pool's free list;
+ *   FQ_FW_FREE   on the spare list (fqs->free), memory kept for the next
+ *                new flow;
  *   FQ_FW_BUSY   has queued requests: on its class's current round list
  *                (fqf->round == round) or next round list (round + 1);
  *   FQ_FW_IDLE   drained, kept on an idle list (by the round its credit
@@ -111,8 +112,8 @@ enum {
 enum {
 	FQ_FF_OVERFLOW = 1u << 0,	/* the shared overflow flow, never freed */
 	FQ_FF_ORPHAN = 1u << 1,		/* unhashed by a rebuild, freed when idle */
-	FQ_FF_BUCKET = 1u << 2,		/* an sfq bucket, in fqs->bucket[] */
-	FQ_FF_HASHED = 1u << 3,		/* a cfq/fifo flow, in fqs->hash[] */
+	FQ_FF_BUCKET = 1u << 2,		/* an sfq bucket, in the flow table */
+	FQ_FF_HASHED = 1u << 3,		/* a cfq/fifo flow, in the flow table */
 	/* no place in its class's rounds yet: joins the current one's tail */
 	FQ_FF_FRESH = 1u << 4,
 	/* came back to the head of the current round: paced (fq_drr.c) */
@@ -151,6 +152,10 @@ enum {
 	FQ_LEVEL_WEIGHT_STEP = 25,	/* weight per level below 8 */
 	FQ_BATCH_MAX = 64,	/* requests sorted into one dispatch batch */
 	FQ_MEM_SLOTS = 64,	/* flow memory (fq_flow.c), a power of two */
+	/* freed flows kept for the next new one (fq_flow.c) */
+	FQ_FLOW_SPARE = 32,
+	/* the flow table's chains: at least 2^6, at least one per flow */
+	FQ_TABLE_MIN_BITS = 6,
 	/* bounded wait: a weight below FQ_WEIGHT_BASE waits up to 2^7 x longer */
 	FQ_EXPIRE_SCALES = 8,
 	/* ... and only after this many requests of others went down */
@@ -267,21 +272,26 @@ struct fq_sched {
 	u32 max_queued;		/* requests queued at most, for the caller [requests] */
 	u32 fastpath;		/* 1: the caller may pass requests by (fq_sched_pass_depth()) */
 
-	/* flow pool */
-	struct fq_flow *pool;	/* max_flows flows */
-	struct fq_flow *free;	/* free list through ->hnext */
-	struct fq_flow **hash;	/* cfq: 1 << hash_bits chains */
-	struct fq_flow **bucket;	/* sfq: max_flows slots, buckets used */
-	u64 hash_key;		/* cfq hash seed, drawn at create, never changed */
-	u32 hash_bits;
-	u32 nr_flows;		/* flows taken from the pool now */
 	/*
-	 * The flows taken from the pool (fqf->all): stats and rebuilds walk
-	 * these, never the pool, so their time is O(flows that exist).
+	 * Flows are allocated one by one as keys appear (fq_env_flow_alloc(),
+	 * under the caller's lock), up to max_flows; a freed flow goes to
+	 * the spare list while it holds fewer than FQ_FLOW_SPARE, else back
+	 * to the environment.  cfq and sfq find a flow by key (an sfq
+	 * bucket's key is its index) in the flow table, which the caller
+	 * grows outside its lock (fq_sched_table_want()).
+	 */
+	struct fq_flow *free;	/* spare list through ->hnext */
+	u32 nr_spare;		/* flows on it */
+	struct fq_table *table;	/* cfq and sfq: flows by key */
+	u64 hash_key;		/* cfq hash seed, drawn at create, never changed */
+	u32 nr_flows;		/* flows that exist now (not the spares) */
+	/*
+	 * The flows that exist (fqf->all): stats and rebuilds walk these, so
+	 * their time is O(flows that exist).
 	 */
 	struct fq_node flows;
 	u32 walk_gen;		/* stamp of the latest flows walk (fq_stats.c) */
-	struct fq_flow overflow;	/* shared when the pool is exhausted */
+	struct fq_flow overflow;	/* shared at max_flows, or with no memory */
 
 	/* scheduling state */
 	struct fq_classq cq[FQ_PRIO_COUNT];
@@ -372,13 +382,10 @@ struct fq_sched {
 	struct fq_stats st;	/* totals (queued/inflight/flows filled late) */
 };
 
-/* The arrays of one flow pool, allocated before they are installed. */
-struct fq_pool {
-	struct fq_flow *pool;
-	struct fq_flow **hash;
-	struct fq_flow **bucket;
-	u32 hash_bits;
-	u32 max;
+/* The flow table: 1 << bits chains of flows by key (fq_flow.c). */
+struct fq_table {
+	u32 bits;
+	struct fq_flow *chain[];
 };
 
 /*
@@ -459,11 +466,13 @@ const struct fq_policy *fq_policy_find(const char *name);
 void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq);
 struct fq_req *fq_oldest(struct fq_sched *fqs);
 
-/* fq_flow.c: the pool, flows' lists and release */
-int fq_pool_alloc(struct fq_pool *p, u32 max_flows);
-void fq_pool_install(struct fq_sched *fqs, struct fq_pool *p);
-void fq_pool_free(struct fq_sched *fqs);
-size_t fq_pool_mem(u32 max_flows);
+/* fq_flow.c: flows' memory, the flow table, flows' lists and release */
+size_t fq_flows_mem(const struct fq_sched *fqs);
+void fq_flows_destroy(struct fq_sched *fqs);
+void fq_flows_trim(struct fq_sched *fqs);
+struct fq_flow *fq_table_find(struct fq_sched *fqs, u64 key);
+void fq_table_add(struct fq_sched *fqs, struct fq_flow *fqf);
+void fq_table_del(struct fq_sched *fqs, struct fq_flow *fqf);
 struct fq_flow *fq_flow_new(struct fq_sched *fqs, u64 key, u8 flags);
 void fq_flow_unmap(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flow_free(struct fq_sched *fqs, struct fq_flow *fqf);
@@ -549,7 +558,7 @@ void fq_antic_dispatch(struct fq_sched *fqs, struct fq_flow *fqf, u64 now_ns);
 bool fq_antic_behind_on(const struct fq_flow *fqf, u64 now_ns);
 
 /* fq_switch.c */
-int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows);
+void fq_sched_rebuild(struct fq_sched *fqs);
 void fq_sched_switch(struct fq_sched *fqs, const struct fq_policy *pol);
 
 /* fq_tunables.c: one entry per FQ_TUNABLES line, indexed by FQ_TUN_* */

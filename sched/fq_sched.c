@@ -77,7 +77,6 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 	const struct fq_policy *pol = NULL;
 	const struct fq_policy *const *pp;
 	struct fq_sched *fqs;
-	struct fq_pool p;
 	u32 i;
 
 	if (policy) {
@@ -97,11 +96,12 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 		while (fq_policies[fqs->policy] != pol)
 			fqs->policy++;
 	}
-	if (fq_pool_alloc(&p, fqs->max_flows)) {
+	fqs->table = fq_sched_table_alloc(FQ_TABLE_MIN_BITS);
+	if (!fqs->table) {
 		fq_free(fqs);
 		return NULL;
 	}
-	fq_pool_install(fqs, &p);
+	fq_list_init(&fqs->flows);
 	fq_overflow_init(fqs);
 	for (i = 0; i < FQ_PRIO_COUNT; i++)
 		fq_classq_init(&fqs->cq[i]);
@@ -135,7 +135,7 @@ void fq_sched_destroy(struct fq_sched *fqs)
 	if (!fqs)
 		return;
 	WARN_ON_ONCE(fqs->queued || fqs->inflight);
-	fq_pool_free(fqs);
+	fq_flows_destroy(fqs);
 	fq_free(fqs);
 }
 

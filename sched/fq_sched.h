@@ -9,9 +9,10 @@
  * Locking: none inside.  Every function here that takes a struct fq_sched
  * must be called with the caller's per-device lock held (a spinlock in
  * fairq.ko, a mutex in the NBD server), except fq_sched_create() and
- * fq_sched_destroy(), which the caller serialises itself, and
- * fq_sched_set() of "max_flows", which resizes the flow pool and may
- * allocate: see fq_sched_set_needs_alloc().
+ * fq_sched_destroy(), which the caller serialises itself,
+ * fq_sched_set() of "max_flows" (see fq_sched_set_needs_alloc()), and
+ * the flow table's allocation (fq_sched_table_alloc() / _free()).  Flows
+ * themselves are allocated under the lock, with fq_env_flow_alloc().
  *
  * Time: the core never reads a clock.  Every call that needs the time
  * takes now_ns, a monotonic time in nanoseconds supplied by the caller.
@@ -174,15 +175,18 @@ struct fq_stats {
 	 * device goes idle
 	 */
 	u32 flows;
-	u32 flows_max;		/* pool size [flows] */
-	u64 flow_allocs;	/* flows taken from the pool, ever */
+	u32 flows_max;		/* flows that may exist at once (max_flows) */
+	u32 flows_spare;	/* freed flows kept for new ones */
+	u64 flow_allocs;	/* flows created, ever */
+	u64 flow_alloc_fails;	/* flows the environment had no memory for */
 	u64 overflow_enq;	/* requests that went to the overflow flow */
 	u64 perturbations;	/* sfq hash seeds drawn */
 	u64 policy_switches;	/* successful "policy" changes */
 	u64 idle_waits;		/* times anticipation kept the last slot */
 	/* expired heads of flows ahead of their share: their wait began again */
 	u64 expire_deferred;
-	u32 mem_bytes;		/* memory the instance holds [bytes] */
+	/* memory the instance holds: itself, its flows and its table [bytes] */
+	u32 mem_bytes;
 	/* depth: the limit now, and the depth=auto controller's figures */
 	u32 depth_now;		/* requests in flight below at most, now */
 	u32 depth_auto;		/* 1: depth is auto */
@@ -234,8 +238,11 @@ enum { FQ_SCHED_DEPTH_SEED = 4 };	/* seed of depth=auto by default */
 void fq_sched_destroy(struct fq_sched *fqs);
 
 /*
- * fq_sched_enqueue - queue @rq at time @now_ns.  Never fails: when the
- * flow pool is exhausted the request goes to the shared overflow flow.
+ * fq_sched_enqueue - queue @rq at time @now_ns.  Never fails: when
+ * max_flows flows exist, or fq_env_flow_alloc() has no memory, and no
+ * drained flow can be reclaimed, the request goes to the shared overflow
+ * flow.  A new flow may make the flow table want to grow
+ * (fq_sched_table_want()).
  */
 void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns);
 
@@ -348,9 +355,9 @@ struct fq_req *fq_sched_drain(struct fq_sched *fqs);
  * (NUL-terminated) and returns its length, or -EINVAL for an unknown name
  * (-ERANGE if @len is too small for the value, '\n' and NUL).
  *
- * A tunable of kind FQ_TK_ALLOC ("max_flows") rebuilds the pool: -EBUSY
- * while requests are in flight (queued ones move to the new pool).
- * "policy", "fairness" and, under sfq, "buckets" re-queue every queued
+ * "max_flows" (kind FQ_TK_ALLOC) bounds the flows that exist: a lower
+ * bound frees the spare flows at once and leaves existing flows until
+ * they drain.  "policy", "fairness" and, under sfq, "buckets" re-queue every queued
  * request in enqueue order.
  */
 int fq_sched_set(struct fq_sched *fqs, const char *name, const char *val);
@@ -358,9 +365,9 @@ int fq_sched_get(struct fq_sched *fqs, const char *name, char *buf,
 		 size_t len);
 
 /*
- * fq_sched_set_needs_alloc - true when setting @name may allocate or free
- * memory (kind FQ_TK_ALLOC: "max_flows"): the kernel caller then calls
- * fq_sched_set() without its spinlock, having stopped dispatch itself.
+ * fq_sched_set_needs_alloc - true when setting @name bounds or frees
+ * memory (kind FQ_TK_ALLOC: "max_flows"): fairq.ko takes it only while
+ * powered off.
  */
 bool fq_sched_set_needs_alloc(const char *name);
 
@@ -393,8 +400,7 @@ unsigned int fq_sched_flows(struct fq_sched *fqs, struct fq_flow_info *out,
  * freed meanwhile may be listed as it was, one created meanwhile may be
  * missed.  One walk at a time per instance: beginning another ends an
  * earlier one (its next step returns false with what it has).  The
- * caller must not change max_flows during a walk (fairq.ko holds its
- * tun_lock across it).
+ * walk holds no flow across steps, so flows may come and go between them.
  */
 struct fq_flows_walk {
 	struct fq_flow_info *out;	/* the caller's array, max entries */
@@ -410,7 +416,32 @@ void fq_sched_flows_begin(struct fq_sched *fqs, struct fq_flows_walk *w,
 bool fq_sched_flows_step(struct fq_sched *fqs, struct fq_flows_walk *w,
 			 unsigned int budget);
 
-/* Bytes one flow costs (for the memory-per-flow figures). */
+/* Bytes of one flow, what fq_env_flow_alloc() is asked for. */
 size_t fq_sched_flow_size(void);
+
+/*
+ * The flow table: cfq (and fifo) find a flow by key in it, sfq a bucket
+ * by its index.  It starts with 2^6 chains and should have one per flow
+ * that exists, up to max_flows.  Growing allocates, so the core never
+ * does it itself; the caller does, outside its lock:
+ *
+ *	bits = fq_sched_table_want(fqs);		(under the lock; 0: fine)
+ *	t = fq_sched_table_alloc(bits);			(no lock; may sleep)
+ *	t = fq_sched_table_swap(fqs, t);		(under the lock)
+ *	fq_sched_table_free(t);				(no lock)
+ *
+ * fq_sched_table_swap() installs @t if it is bigger than the table in
+ * use, moving every flow into it (O(flows), once per doubling), and
+ * returns what to free: the old table, or @t when a bigger one is in use
+ * already.  Until the caller grows it, chains are only longer: nothing
+ * fails.  fq_sched_table_grow() does all four, for a caller whose lock
+ * allows allocation (the host programs); 0 or -ENOMEM.
+ */
+struct fq_table;
+u32 fq_sched_table_want(const struct fq_sched *fqs);
+struct fq_table *fq_sched_table_alloc(u32 bits);
+struct fq_table *fq_sched_table_swap(struct fq_sched *fqs, struct fq_table *t);
+void fq_sched_table_free(struct fq_table *t);
+int fq_sched_table_grow(struct fq_sched *fqs);
 
 #endif /* FQ_SCHED_H */

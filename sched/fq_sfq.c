@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fq_sfq.c - the sfq policy: bucket = hash(key, seed) & (buckets - 1); a
- * bucket is a flow taken from the pool when it first gets a request and
- * freed when drained, served by class and weighted round robin
- * (fq_drr.c) one request per turn.  The seed is re-drawn from the core's
+ * bucket is a flow, found by its index in the flow table (fq_flow.c),
+ * created when it first gets a request and freed when drained, served by
+ * class and weighted round robin (fq_drr.c) one request per turn.  The seed is re-drawn from the core's
  * own PRNG every perturb_ms, so two heavy keys that collide do not stay
  * together.
  */
@@ -11,8 +11,7 @@
 
 static void fq_sfq_unmap(struct fq_sched *fqs, struct fq_flow *fqf)
 {
-	if (fqs->bucket[fqf->key] == fqf)
-		fqs->bucket[fqf->key] = NULL;
+	fq_table_del(fqs, fqf);
 }
 
 static u32 fq_sfq_index(const struct fq_sched *fqs, const struct fq_req *rq)
@@ -24,7 +23,7 @@ static u32 fq_sfq_index(const struct fq_sched *fqs, const struct fq_req *rq)
 static struct fq_flow *fq_sfq_find(struct fq_sched *fqs,
 				   const struct fq_req *rq)
 {
-	return fqs->bucket[fq_sfq_index(fqs, rq)];
+	return fq_table_find(fqs, fq_sfq_index(fqs, rq));
 }
 
 /* The bucket of @rq's key, created if need be; the overflow flow if none left. */
@@ -32,14 +31,14 @@ static struct fq_flow *fq_sfq_map(struct fq_sched *fqs,
 				  const struct fq_req *rq)
 {
 	u32 idx = fq_sfq_index(fqs, rq);
-	struct fq_flow *fqf = fqs->bucket[idx];
+	struct fq_flow *fqf = fq_table_find(fqs, idx);
 
 	if (fqf)
 		return fqf;
 	fqf = fq_flow_new(fqs, idx, FQ_FF_BUCKET);
 	if (!fqf)
 		return &fqs->overflow;
-	fqs->bucket[idx] = fqf;
+	fq_table_add(fqs, fqf);
 	return fqf;
 }
 

@@ -7,8 +7,7 @@
 
 size_t fq_sched_flow_size(void)
 {
-	/* the flow, its two cfq hash slots and its sfq bucket slot */
-	return sizeof(struct fq_flow) + 3 * sizeof(struct fq_flow *);
+	return sizeof(struct fq_flow);
 }
 
 void fq_sched_stats(struct fq_sched *fqs, struct fq_stats *st)
@@ -20,7 +19,8 @@ void fq_sched_stats(struct fq_sched *fqs, struct fq_stats *st)
 	st->inflight = fqs->inflight;
 	st->flows = fqs->nr_flows;
 	st->flows_max = fqs->max_flows;
-	st->mem_bytes = (u32)(sizeof(*fqs) + fq_pool_mem(fqs->max_flows));
+	st->flows_spare = fqs->nr_spare;
+	st->mem_bytes = (u32)(sizeof(*fqs) + fq_flows_mem(fqs));
 	st->depth_now = fqs->depth_now;
 	st->depth_auto = !fqs->depth;
 	st->depth_changes = fqs->dc.changes;

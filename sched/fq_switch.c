@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fq_switch.c - the rebuild behind a policy, fairness, buckets or
- * max_flows change: every queued request is taken off its flow and queued
+ * fq_switch.c - the rebuild behind a policy, fairness or buckets
+ * change: every queued request is taken off its flow and queued
  * again, in enqueue order, under the new settings.  Nothing is lost, and
  * nothing is starved: the requests first in their new flows start their
  * bounded wait again from the time of the switch.
@@ -39,7 +39,7 @@ static void fq_rebuild_reset(struct fq_flow *fqf)
 
 /*
  * Free every flow; flows with requests in flight become orphans.  Walks
- * the flows that exist (fqs->flows), not the pool.
+ * the flows that exist (fqs->flows).
  */
 static void fq_rebuild_flows(struct fq_sched *fqs)
 {
@@ -96,49 +96,31 @@ static void fq_rebuild_requeue(struct fq_sched *fqs)
 /*
  * Take every queued request off its flow, free the flows (keeping those
  * with requests in flight as orphans until they complete) while @fqs's
- * policy is still the one that mapped them, install @pol and, if
- * @new_max_flows differs, a pool of that size, and queue the requests
- * again in enqueue order under @pol and the current tunables.  The first
- * request of each new flow starts its bounded wait at the time of the
- * rebuild.  Changing the pool size needs nothing in flight (-EBUSY);
- * -ENOMEM changes nothing.
+ * policy is still the one that mapped them, install @pol, and queue the
+ * requests again in enqueue order under @pol and the current tunables.
+ * The first request of each new flow starts its bounded wait at the time
+ * of the rebuild.
  */
-static int fq_rebuild(struct fq_sched *fqs, const struct fq_policy *pol,
-		      u32 new_max_flows)
+static void fq_rebuild(struct fq_sched *fqs, const struct fq_policy *pol)
 {
-	struct fq_pool np = { 0 };
-	int ret;
-
-	if (new_max_flows != fqs->max_flows) {
-		if (fqs->inflight)
-			return -EBUSY;
-		ret = fq_pool_alloc(&np, new_max_flows);
-		if (ret)
-			return ret;
-	}
 	fq_rebuild_detach(fqs);
 	fq_rebuild_flows(fqs);
 	fq_flow_mem_clear(fqs);
 	fqs->pol = pol;
-	if (np.pool) {
-		fq_pool_free(fqs);
-		fq_pool_install(fqs, &np);
-	}
 	fq_rebuild_requeue(fqs);
-	return 0;
 }
 
 /*
  * fq_sched_rebuild - re-queue everything under the current policy after
- * a fairness, buckets or max_flows change (see fq_rebuild() above).
+ * a fairness or buckets change (see fq_rebuild() above).
  */
-int fq_sched_rebuild(struct fq_sched *fqs, u32 new_max_flows)
+void fq_sched_rebuild(struct fq_sched *fqs)
 {
-	return fq_rebuild(fqs, fqs->pol, new_max_flows);
+	fq_rebuild(fqs, fqs->pol);
 }
 
 /* fq_sched_switch - make @pol the policy; every queued request moves. */
 void fq_sched_switch(struct fq_sched *fqs, const struct fq_policy *pol)
 {
-	fq_rebuild(fqs, pol, fqs->max_flows);	/* same pool: cannot fail */
+	fq_rebuild(fqs, pol);
 }

@@ -9,8 +9,7 @@
  * '\n' allowed; a tunable of kind FQ_TK_AUTO also takes the word "auto",
  * kept as 0 and printed as "auto".  Errors: unknown name, empty, not a number, trailing
  * garbage, not a power of two, unknown word -> -EINVAL; out of range or
- * too many digits -> -ERANGE; "max_flows" with requests in flight ->
- * -EBUSY; no memory -> -ENOMEM.  On every error nothing changes.
+ * too many digits -> -ERANGE.  On every error nothing changes.
  */
 #include "fq_internal.h"
 
@@ -144,7 +143,7 @@ static int fq_set_rebuild(struct fq_sched *fqs, u32 *field, u32 v)
 	if (v == *field)
 		return 0;
 	*field = v;
-	fq_sched_rebuild(fqs, fqs->max_flows);	/* same pool: cannot fail */
+	fq_sched_rebuild(fqs);
 	return 0;
 }
 
@@ -169,7 +168,7 @@ static int fq_set_buckets(struct fq_sched *fqs, u32 *field, u32 v)
 		return 0;
 	*field = v;
 	if (fqs->pol->uses_buckets)
-		fq_sched_rebuild(fqs, fqs->max_flows);
+		fq_sched_rebuild(fqs);
 	return 0;
 }
 
@@ -211,14 +210,18 @@ static int fq_set_depth_max(struct fq_sched *fqs, u32 *field, u32 v)
 	return 0;
 }
 
-/* fq_sched_rebuild() allocates the new pool and stores max_flows */
+/*
+ * A bound, not a size: flows beyond a lowered bound stay until they
+ * drain, new keys share the overflow flow until fewer exist; the spares
+ * go back at once.
+ */
 static int fq_set_max_flows(struct fq_sched *fqs, u32 *field, u32 v)
 {
 	if (v < fqs->buckets)
 		return -ERANGE;
-	if (v == *field)
-		return 0;
-	return fq_sched_rebuild(fqs, v);
+	*field = v;
+	fq_flows_trim(fqs);
+	return 0;
 }
 
 int fq_sched_set(struct fq_sched *fqs, const char *name, const char *val)

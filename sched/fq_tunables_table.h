@@ -22,10 +22,10 @@
  *          FQ_TK_WORD: one of @words, kept as its index (min, max unused);
  *          FQ_TK_AUTO: decimal min..max (min >= 1) or the word "auto",
  *          kept as 0 (def 0 = auto);
- *          FQ_TK_ALLOC: a number whose change reallocates the flow pool:
- *          fq_sched_set() may allocate (fq_sched_set_needs_alloc()) and
- *          fails with -EBUSY while requests are in flight; fairq.ko
- *          takes it in configfs while powered off, read-only in sysfs
+ *          FQ_TK_ALLOC: a number that bounds the flows' memory;
+ *          fq_sched_set() may free memory (fq_sched_set_needs_alloc()),
+ *          and fairq.ko takes it in configfs while powered off,
+ *          read-only in sysfs
  *   def    default (FQ_TK_WORD: the index of the word)
  *   unit   what a number counts, for the documentation ("" for words)
  *   words  FQ_TK_WORD: the words in value order, one space apart; else ""
@@ -87,9 +87,9 @@ FQ_TUNABLE(fifo_expire_sync_ms, expire_ms[0], FQ_TK_NUMBER, 1, 60000, 250,
 FQ_TUNABLE(fifo_expire_async_ms, expire_ms[1], FQ_TK_NUMBER, 1, 60000, 1000,
 	   "ms", "", NULL,
 	   "bounded wait of async requests (the same)")
-FQ_TUNABLE(max_flows, max_flows, FQ_TK_ALLOC, 1, 65536, 4096, "flows", "",
+FQ_TUNABLE(max_flows, max_flows, FQ_TK_ALLOC, 1, 65536, 65536, "flows", "",
 	   fq_set_max_flows,
-	   "flow pool, at least buckets; beyond it new keys share one overflow flow")
+	   "flows that may exist at once, at least buckets; memory is taken per flow as keys appear (a bound, not a size); beyond it new keys share one overflow flow")
 FQ_TUNABLE(max_queued, max_queued, FQ_TK_NUMBER, 1, 65536, 1024, "requests", "",
 	   NULL,
 	   "requests waiting in fairq at most (not in flight); beyond it, or beyond its flow's share once half are used, a submitter waits (REQ_NOWAIT: EAGAIN)")

@@ -9,7 +9,7 @@
  *     cgroup weights, power=1), undone if a step fails;
  *   - a device: each setting that differs is written; a different
  *     backing, or while powered a different max_flows (any tunable that
- *     resizes the flow pool), needs power off, write, power on, refused
+ *     bounds the flows' memory), needs power off, write, power on, refused
  *     with a message while the device is open or mounted;
  *     a powered-off device is powered on;
  *   - the backing device or a cgroup not there: reported, the rest of
@@ -244,7 +244,7 @@ static void update_device(struct apply_run *r, const struct tab_line *l,
 		nchanged++;
 		why = "backing";
 	}
-	/* a tunable that resizes the flow pool changes only powered off */
+	/* a tunable that bounds the flows' memory changes only powered off */
 	for (i = 0; on && i < l->nset; i++) {
 		if (!key_allocates(l->set[i].key))
 			continue;
@@ -261,7 +261,7 @@ static void update_device(struct apply_run *r, const struct tab_line *l,
 	if (restart && on) {
 		say(r, "power off (to change %s)", why);
 		if (!ctl->dry_run && power_off(ctl)) {
-			ctl_warnx(ctl, "%s: backing and the flow pool not changed", l->name);
+			ctl_warnx(ctl, "%s: backing and max_flows not changed", l->name);
 			restart = false;
 			ok = false;
 		} else {

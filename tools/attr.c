@@ -29,7 +29,7 @@ enum {
 
 /*
  * lifecycle attributes: written to configfs even while powered; so are
- * the tunables that resize the flow pool (key_allocates())
+ * the tunables that bound the flows' memory (key_allocates())
  */
 static const char *const configfs_only[] = { "backing", "power" };
 

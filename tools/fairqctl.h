@@ -165,7 +165,7 @@ struct fairqtab {
 	int n;
 	int nbad;			/* lines with an error (reported) */
 };
-/* a tunable that resizes the flow pool: changes only while powered off */
+/* a tunable that bounds the flows' memory: changes only while powered off */
 bool key_allocates(const char *key);
 int fairqtab_read(const struct fairqctl_control *ctl, const char *file,
 		  struct fairqtab *tab);	/* reports */

@@ -191,43 +191,39 @@ static void check_requests(struct fq_sched *fqs)
 int fq_check_invariants(struct fq_sched *fqs)
 {
 	unsigned int i, used = 0, batch = 0, inflight = 0, queued = 0;
-	struct fq_flow *f, *h;
+	unsigned int mapped = 0, chained;
+	struct fq_flow *f;
 	struct fq_node *n;
 
 	fq_bad = 0;
-	for (i = 0; i < fqs->max_flows; i++) {
-		f = &fqs->pool[i];
-		if (f->where == FQ_FW_FREE)
-			continue;
+	/* fqs->flows holds exactly the flows that exist */
+	for (n = fqs->flows.next; n != &fqs->flows && used <= fqs->nr_flows;
+	     n = n->next) {
+		f = fq_entry(n, struct fq_flow, all);
+		INV(n->next->prev == n);
+		INV(f->where != FQ_FW_FREE);
 		used++;
 		check_flow(fqs, f, &batch, &inflight);
 		queued += f->nr_queued + f->nr_batch;
-		if (f->flags & FQ_FF_HASHED) {
-			for (h = fqs->hash[fq_hash64(f->key, fqs->hash_key) &
-					       ((1ull << fqs->hash_bits) - 1)];
-			     h && h != f; h = h->hnext)
-				;
-			INV(h == f);
+		if (f->flags & FQ_FF_MAPPED) {
+			INV(fq_table_find(fqs, f->key) == f);
+			mapped++;
 		}
 		if (f->flags & FQ_FF_BUCKET)
-			INV(f->key < fqs->buckets && fqs->bucket[f->key] == f);
+			INV(f->key < fqs->buckets);
 	}
 	check_flow(fqs, &fqs->overflow, &batch, &inflight);
 	queued += fqs->overflow.nr_queued + fqs->overflow.nr_batch;
 	INV(used == fqs->nr_flows);
-	for (i = 0, f = fqs->free; f; f = f->hnext, i++)
+	for (i = 0, f = fqs->free; f && i <= FQ_FLOW_SPARE; f = f->hnext, i++)
 		INV(f->where == FQ_FW_FREE);
-	INV(i + used == fqs->max_flows);
-	/* fqs->flows holds exactly the flows taken from the pool */
-	i = 0;
-	for (n = fqs->flows.next; n != &fqs->flows && i <= used; n = n->next) {
-		f = fq_entry(n, struct fq_flow, all);
-		INV(n->next->prev == n);
-		INV(f >= fqs->pool && f < fqs->pool + fqs->max_flows);
-		INV(f->where != FQ_FW_FREE);
-		i++;
-	}
-	INV(i == used);
+	INV(i == fqs->nr_spare && i <= FQ_FLOW_SPARE);
+	/* the table holds the mapped flows and nothing else */
+	for (i = 0, chained = 0; i < (1u << fqs->table->bits); i++)
+		for (f = fqs->table->chain[i]; f && chained <= used;
+		     f = f->hnext, chained++)
+			INV(f->where != FQ_FW_FREE && (f->flags & FQ_FF_MAPPED));
+	INV(chained == mapped);
 	INV(batch == fqs->nr_batch);
 	INV(inflight == fqs->inflight);
 	INV(queued == fqs->queued);

@@ -71,7 +71,7 @@ static void markdown(const char def[][64])
 			       d->unit, d->desc);
 		}
 		if (d->kind == FQ_TK_ALLOC)
-			printf("; resizes the flow pool: set in configfs while powered off (`EBUSY` while powered), read-only in sysfs");
+			printf("; bounds the flows' memory: set in configfs while powered off (`EBUSY` while powered), read-only in sysfs");
 		printf(" |\n");
 	}
 }

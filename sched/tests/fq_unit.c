@@ -11,7 +11,7 @@
 
 int fq_test_failed;
 
-enum { TH_REQS = 8192 };
+enum { TH_REQS = 20480 };
 
 static struct th {
 	struct fq_sched *s;
@@ -162,7 +162,7 @@ static void t_create_defaults(void)
 		{ "idle_grace_ms", "200\n" },
 		{ "fifo_expire_sync_ms", "250\n" },
 		{ "fifo_expire_async_ms", "1000\n" },
-		{ "max_flows", "4096\n" },
+		{ "max_flows", "65536\n" },
 		{ "max_queued", "1024\n" },
 		{ "fastpath", "on\n" },
 	};
@@ -347,6 +347,7 @@ static void t_bad_tunables(void)
 	int off;
 
 	th_new("cfq");
+	th_set("max_flows", "4096");
 	th_enq(1, 10, 4096, SYNC, 0);
 	for (i = 0; i < ARRAY_SIZE(bad); i++) {
 		const char *const *t;
@@ -2657,27 +2658,122 @@ static void t_pool_exhaustion(void)
 	th_free();
 }
 
-static void t_max_flows_resize(void)
+/*
+ * max_flows is a bound, not a size: lowered under 100 existing flows (one
+ * request in flight) it takes effect at once; the flows keep their
+ * requests and drain, a new key shares the overflow flow while max_flows
+ * or more flows exist and gets its own once fewer do.
+ */
+static void t_max_flows_bound(void)
 {
 	struct fq_req *rq;
 	struct fq_stats st;
 	int i;
 
 	th_new("cfq");
+	th_set("depth", "1");
 	for (i = 0; i < 100; i++)
 		th_enq((u64)i, (u64)i, 4096, SYNC, 0);
-	th_set("max_flows", "128");		/* queued only: fine */
-	fq_sched_stats(th.s, &st);
-	CHECK_EQ(st.flows_max, 128);
-	CHECK_EQ(st.flows, 100);
-	CHECK_EQ(st.queued, 100);
 	rq = th_disp();
 	CHECK(rq != NULL);
-	CHECK_EQ(fq_sched_set(th.s, "max_flows", "256"), -EBUSY);
+	th_set("max_flows", "64");
 	fq_sched_stats(th.s, &st);
-	CHECK_EQ(st.flows_max, 128);
-	th_done(rq, 0);
-	CHECK_EQ(th_run(1000, NULL), 99);
+	CHECK_EQ(st.flows_max, 64);
+	CHECK_EQ(st.flows, 100);
+	CHECK_EQ(st.flows_spare, 0);
+	th_enq(1000, 0, 4096, SYNC, 0);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows, 100);
+	CHECK_EQ(st.overflow_enq, 1);
+	if (rq)
+		th_done(rq, 0);
+	CHECK_EQ(th_run(1000, NULL), 100);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows, 0);
+	th_enq(1001, 0, 4096, SYNC, 0);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows, 1);
+	CHECK_EQ(st.overflow_enq, 1);
+	CHECK_EQ(th_run(10, NULL), 1);
+	th_free();
+}
+
+/*
+ * Flows on demand: a new instance holds no flow and a table of 64 chains;
+ * 10,000 keys make 10,000 flows (none shares the overflow flow), the
+ * memory grows by about one flow each, and the table grows when its
+ * caller grows it (chains are only longer meanwhile: every flow is still
+ * found).  Drained, the flows go back but FQ_FLOW_SPARE of them.
+ */
+static void t_flows_on_demand(void)
+{
+	const size_t base = sizeof(struct fq_sched);
+	struct fq_table *t;
+	struct fq_stats st;
+	size_t per_flow;
+	u64 i;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows, 0);
+	CHECK_EQ(st.flows_max, 65536);
+	CHECK_EQ(st.mem_bytes, base + sizeof(struct fq_table) + 64 * sizeof(void *));
+	CHECK_EQ(fq_sched_table_want(th.s), 0);
+	for (i = 0; i < 10000; i++) {
+		th_enq(100000 + i * 7919, i, 4096, SYNC, 0);
+		if (i == 64)
+			CHECK_EQ(fq_sched_table_want(th.s), 7);
+		if (i % 1000 == 999)
+			CHECK_EQ(fq_sched_table_grow(th.s), 0);
+	}
+	CHECK_EQ(fq_check_invariants(th.s), 0);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows, 10000);
+	CHECK_EQ(st.overflow_enq, 0);
+	CHECK_EQ(st.flow_allocs, 10000);
+	CHECK_EQ(th.s->table->bits, 14);	/* 16,384 chains */
+	CHECK_EQ(fq_sched_table_want(th.s), 0);
+	per_flow = (st.mem_bytes - base) / st.flows;
+	printf("  10000 flows: %u bytes, %zu per flow (flow %zu)\n",
+	       st.mem_bytes, per_flow, fq_sched_flow_size());
+	CHECK(per_flow <= fq_sched_flow_size() + 2 * sizeof(void *));
+	/* a table no bigger than the one in use comes back to be freed */
+	t = fq_sched_table_alloc(8);
+	CHECK(t != NULL);
+	CHECK(fq_sched_table_swap(th.s, t) == t);
+	fq_sched_table_free(t);
+	CHECK_EQ(th_run(20000, NULL), 10000);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flows, 0);
+	CHECK_EQ(st.flows_spare, FQ_FLOW_SPARE);
+	CHECK_EQ(st.mem_bytes, base + FQ_FLOW_SPARE * fq_sched_flow_size() +
+		 sizeof(struct fq_table) + 16384 * sizeof(void *));
+	CHECK_EQ(fq_check_invariants(th.s), 0);
+	th_free();
+}
+
+/* sfq's buckets live in the same table: 4,096 of them, then a switch. */
+static void t_sfq_buckets_table(void)
+{
+	struct fq_stats st;
+	u64 i;
+
+	th_new("sfq");
+	th_set("depth", "1");
+	th_set("buckets", "4096");
+	for (i = 0; i < 20000; i++)
+		th_enq(i, i, 4096, SYNC, 0);
+	CHECK_EQ(fq_sched_table_grow(th.s), 0);
+	CHECK_EQ(fq_check_invariants(th.s), 0);
+	fq_sched_stats(th.s, &st);
+	CHECK(st.flows > 4000 && st.flows <= 4096);
+	CHECK_EQ(st.overflow_enq, 0);
+	th_set("policy", "cfq");	/* every bucket becomes a flow per key */
+	CHECK_EQ(fq_check_invariants(th.s), 0);
+	fq_sched_stats(th.s, &st);
+	CHECK(st.flows >= 19999);	/* one may be in flight as an orphan */
+	CHECK_EQ(th_run(40000, NULL), 20000);
 	th_free();
 }
 
@@ -3072,7 +3168,8 @@ static void t_stats(void)
 	CHECK_EQ(st.c.svc_ns_sum, 5 * MS);
 	CHECK_EQ(st.c.wait_ns_max, 54 * MS);
 	CHECK_EQ(st.c.wait_ns_sum, (10 + 21 + 32 + 43 + 54) * MS);
-	CHECK(st.mem_bytes > 4096 * sizeof(struct fq_flow));
+	/* flows on demand: a few flows and a small table, not a pool */
+	CHECK(st.mem_bytes < sizeof(struct fq_sched) + 64 * 1024);
 	CHECK(fq_sched_flow_size() >= sizeof(struct fq_flow));
 	/* flows are freed when drained: fill them again to list them */
 	for (i = 0; i < 3; i++)
@@ -3104,9 +3201,9 @@ static void t_stats(void)
 }
 
 /*
- * The flows walk visits the flows that exist, not the pool: with
- * max_flows 65536 and 3 flows it visits 3, and it lists what the old walk
- * over every pool slot listed (same order: bytes dispatched, then key).
+ * The flows walk visits the flows that exist: with max_flows 65536 and 3
+ * flows it visits 3, and it lists what a walk over every chain of the
+ * flow table lists (same order: bytes dispatched, then key).
  */
 static void old_insert(const struct fq_flow *f, struct fq_flow_info *out,
 		       unsigned int *n, unsigned int max)
@@ -3134,15 +3231,19 @@ static void old_insert(const struct fq_flow *f, struct fq_flow_info *out,
 	out[i].c = f->c;
 }
 
-/* The walk as it was: every slot of the pool, then the overflow flow. */
+/*
+ * A walk of its own: every chain of the flow table (no orphans here),
+ * then the overflow flow.
+ */
 static unsigned int old_walk(struct fq_sched *s, struct fq_flow_info *out,
 			     unsigned int max)
 {
 	unsigned int n = 0, i;
+	struct fq_flow *f;
 
-	for (i = 0; i < s->max_flows; i++)
-		if (s->pool[i].where != FQ_FW_FREE)
-			old_insert(&s->pool[i], out, &n, max);
+	for (i = 0; i < (1u << s->table->bits); i++)
+		for (f = s->table->chain[i]; f; f = f->hnext)
+			old_insert(f, out, &n, max);
 	if (s->overflow.c.enq_reqs || s->overflow.inflight)
 		old_insert(&s->overflow, out, &n, max);
 	return n;
@@ -3316,8 +3417,8 @@ static unsigned int chain_of(struct fq_sched *s, u64 key)
 	unsigned int i;
 	struct fq_flow *f;
 
-	for (i = 0; i < (1u << s->hash_bits); i++)
-		for (f = s->hash[i]; f; f = f->hnext)
+	for (i = 0; i < (1u << s->table->bits); i++)
+		for (f = s->table->chain[i]; f; f = f->hnext)
 			if (f->key == key)
 				return i;
 	return ~0u;
@@ -3501,7 +3602,9 @@ static const struct fq_test_case cases[] = {
 	{ "drain", t_drain },
 	{ "drain_order", t_drain_order },
 	{ "pool_exhaustion", t_pool_exhaustion },
-	{ "max_flows_resize", t_max_flows_resize },
+	{ "max_flows_bound", t_max_flows_bound },
+	{ "flows_on_demand", t_flows_on_demand },
+	{ "sfq_buckets_table", t_sfq_buckets_table },
 	{ "depth_auto_parse", t_depth_auto_parse },
 	{ "depth_max_seed", t_depth_max_seed },
 	{ "depth_full_burst", t_depth_full_burst },

@@ -108,7 +108,7 @@ test_list_show() {
 	out_has "^policy cfq$"
 	out_has "^quantum 8$"
 	out_has "^depth auto$"
-	out_has "^max_flows 4096$"
+	out_has "^max_flows 65536$"
 	for a in $(tr ',' ' ' <"$CFS"/fairq0/features); do
 		out_has "^$a "
 	done

@@ -87,7 +87,7 @@ test_json() {
 		fatal "stats --json: format/device/monotonic_ns/totals/flows/cgroup_weights"
 	jq -e '.totals.policy == "cfq" and .totals.classify == "tgid"
 	       and (.totals.done_reqs | type) == "number" and .totals.done_reqs > 0
-	       and .totals.flows_max == 4096 and .totals.depth == "auto"
+	       and .totals.flows_max == 65536 and .totals.depth == "auto"
 	       and .totals.depth_auto == 1 and .totals.depth_now >= 1
 	       and (.totals.lat_floor_ns | type) == "number"
 	       and (.totals.cost_read_ns | type) == "number"

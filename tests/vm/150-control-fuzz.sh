@@ -44,7 +44,7 @@ for t in "${TUNABLES[@]}"; do
 	else
 		NUMS+=("$t") MIN[$t]=${TUN_MIN[$t]} MAX[$t]=${TUN_MAX[$t]}
 	fi
-	# one that resizes the flow pool is read-only in sysfs
+	# one that bounds the flows' memory is read-only in sysfs
 	if [ "${TUN_KIND[$t]}" = alloc ]; then SYS_RO_TUN+=("$t"); else SYS_TUN+=("$t"); fi
 done
 CFS_RW=(backing power classify "${WORD_TUN[@]}" "${NUMS[@]}")

@@ -1,0 +1,124 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Flows on demand (issue 17): a device holds no flow until keys appear; a
+# flow is allocated when its key's first bio is queued and freed when it
+# drains; the table that finds flows by key grows with them (fairq.ko's
+# table work item); max_flows is a bound, not a size.  fairq0 over a
+# null_blk that serves 2 requests at a time in 2 ms each (so bios wait in
+# fairq and every thread's flow exists while it runs), classify=pid, fio
+# threads each reading 4 KiB at random, iodepth 1.
+# 1. At rest: flows 0, mem_bytes under 16 KiB (no pool up front).
+# 2. NT threads: flows sampled during the run reach 3/4 of NT (each thread
+#    its own flow), overflow_enq and flow_alloc_fails stay 0, mem_bytes
+#    grows by at least 320 bytes per flow; afterwards flows 0,
+#    flows_spare <= 32, and mem_bytes at rest minus the spares is above
+#    the fresh device's (the table grew and stays).
+# 3. Powered off, max_flows=64 (what a user sets as a bound), powered on,
+#    the same run: flows never above 64 in any sample, overflow_enq > 0.
+# After each run: fio's jobs without error, and the reads fio made ==
+# fairq's done_reqs delta == the lower device's completed reads delta,
+# with nothing queued, in flight or failed.
+DESCRIPTION="flows allocated per key and freed when drained, the flow table grows, max_flows bounds them"
+TIMEOUT=600
+# shellcheck source=rc
+. /fairq/tests/vm/rc
+
+NB=nullb300
+CFS=$FAIRQ_CONFIGFS
+NT=$((256 / ${FAIRQ_SLOW:-1}))
+[ "$NT" -ge 96 ] || NT=96
+RUNTIME=$(scaled 12)
+FLOW_BYTES=320		# struct fq_flow, at least (sched/README.md)
+
+require_cmd fio
+cleanup_push "null_blk_destroy $NB"
+cleanup_push "fairq_destroy fairq0"
+null_blk_create "$NB" size=256 blocksize=4096 irqmode=2 completion_nsec=2000000 \
+	submit_queues=1 hw_queue_depth=2
+echo none >/sys/block/$NB/queue/scheduler 2>/dev/null
+# one request per read: the lower device's count is fio's
+echo 2 >/sys/block/$NB/queue/nomerges || fatal "nomerges=2 refused"
+fairq_create fairq0 "/dev/$NB" classify=pid
+
+flows0=$(stat_field fairq0 flows)
+mem0=$(stat_field fairq0 mem_bytes)
+log "at rest: flows $flows0, mem_bytes $mem0"
+[ "$flows0" = 0 ] && [ "$mem0" -lt 16384 ] &&
+	ok "at rest: no flow, mem_bytes $mem0 < 16 KiB" ||
+	fail "at rest: flows $flows0, mem_bytes $mem0 (want 0, < 16 KiB)"
+
+# lower_reads: reads the lower device completed (field 1 of its stat)
+lower_reads() {
+	awk '{ print $1 }' "/sys/block/$NB/stat"
+}
+
+# run TAG: NT threads for RUNTIME s; samples flows and mem_bytes (at most
+# in FMAX, MMAX) and checks the counts afterwards
+run() {
+	local tag=$1 d0 l0 pid ios f m n=0
+	d0=$(stat_field fairq0 done_reqs)
+	l0=$(lower_reads)
+	fio --name=r --filename=/dev/fairq0 --direct=1 --ioengine=psync --rw=randread \
+		--bs=4k --size=200M --numjobs="$NT" --thread --time_based \
+		--runtime="$RUNTIME" --group_reporting --minimal \
+		--output="/tmp/fio300-$tag.out" &
+	pid=$!
+	FMAX=0 MMAX=0
+	while kill -0 "$pid" 2>/dev/null; do
+		read -r f m < <(awk '$1 == "flows" { f = $2 } $1 == "mem_bytes" { m = $2 }
+			END { print f, m }' /sys/block/fairq0/fairq/stats)
+		[ "$f" -gt "$FMAX" ] && FMAX=$f
+		[ "$m" -gt "$MMAX" ] && MMAX=$m
+		n=$((n + 1))
+		sleep 0.3
+	done
+	wait "$pid" || { cat "/tmp/fio300-$tag.out"; fatal "$tag: fio failed"; }
+	# --minimal with group_reporting: one line; field 5 error, 6 read KiB
+	ios=$(awk -F';' '{ if ($5 != 0) print "error"; else print $6 / 4 }' "/tmp/fio300-$tag.out")
+	log "$tag: $n samples: flows at most $FMAX, mem_bytes at most $MMAX; fio read $ios x 4 KiB"
+	[ "$ios" != error ] && [ "$ios" -gt 0 ] && ok "$tag: fio's $NT threads, no error" ||
+		fail "$tag: fio reported an error or no I/O ($ios)"
+	poll 50 0.1 test "$(stat_field fairq0 flows)" = 0 ||
+		fail "$tag: flows still $(stat_field fairq0 flows) at rest"
+	local done_ low
+	done_=$(($(stat_field fairq0 done_reqs) - d0))
+	low=$(($(lower_reads) - l0))
+	[ "$done_" = "$ios" ] && [ "$low" = "$ios" ] &&
+		ok "$tag: $ios reads by fio, by fairq and by the lower device" ||
+		fail "$tag: fio $ios, fairq done_reqs +$done_, lower device +$low"
+	[ "$(stat_field fairq0 queued)/$(stat_field fairq0 inflight)/$(stat_field fairq0 errors)" = 0/0/0 ] &&
+		ok "$tag: nothing queued or in flight, no error" ||
+		fail "$tag: queued/inflight/errors not 0"
+}
+
+log "round 1: $NT threads, max_flows $(cat "$CFS/fairq0/max_flows")"
+run r1
+over=$(stat_field fairq0 overflow_enq)
+fails=$(stat_field fairq0 flow_alloc_fails)
+[ "$FMAX" -ge $((NT * 3 / 4)) ] && ok "r1: $FMAX flows at once (of $NT threads)" ||
+	fail "r1: at most $FMAX flows at once for $NT threads"
+[ "$over" = 0 ] && [ "$fails" = 0 ] && ok "r1: no bio shared the overflow flow, no allocation failed" ||
+	fail "r1: overflow_enq $over, flow_alloc_fails $fails"
+[ $((MMAX - mem0)) -ge $((FMAX * FLOW_BYTES)) ] &&
+	ok "r1: mem_bytes grew by $((MMAX - mem0)) for $FMAX flows" ||
+	fail "r1: mem_bytes grew by $((MMAX - mem0)) for $FMAX flows (want >= $FLOW_BYTES each)"
+spare=$(stat_field fairq0 flows_spare)
+mem1=$(stat_field fairq0 mem_bytes)
+log "r1 at rest: flows_spare $spare, mem_bytes $mem1, flow_allocs $(stat_field fairq0 flow_allocs)"
+[ "$spare" -le 32 ] && [ $((mem1 - spare * FLOW_BYTES)) -gt "$mem0" ] &&
+	ok "r1 at rest: $spare spare flows; the grown table stays ($((mem1 - mem0)) bytes above the fresh device)" ||
+	fail "r1 at rest: flows_spare $spare, mem_bytes $mem1 (fresh $mem0)"
+
+log "round 2: max_flows 64"
+echo 0 >"$CFS/fairq0/power" || fatal "power=0 refused"
+echo 64 >"$CFS/fairq0/max_flows" || fatal "max_flows=64 refused"
+echo 1 >"$CFS/fairq0/power" || fatal "power=1 refused"
+wait_for_file /dev/fairq0 || fatal "/dev/fairq0 did not come back"
+over0=$(stat_field fairq0 overflow_enq)
+run r2
+over=$(($(stat_field fairq0 overflow_enq) - over0))
+[ "$FMAX" -le 64 ] && [ "$FMAX" -ge 32 ] && ok "r2: flows at most $FMAX, within max_flows 64" ||
+	fail "r2: flows reached $FMAX with max_flows 64"
+[ "$over" -gt 0 ] && ok "r2: $over bios shared the overflow flow" ||
+	fail "r2: overflow_enq +$over with $NT threads over 64 flows"
