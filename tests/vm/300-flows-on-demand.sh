@@ -5,9 +5,10 @@
 # flow is allocated when its key's first bio is queued and freed when it
 # drains; the table that finds flows by key grows with them (fairq.ko's
 # table work item); max_flows is a bound, not a size.  fairq0 over a
-# null_blk that serves 2 requests at a time in 2 ms each (so bios wait in
-# fairq and every thread's flow exists while it runs), classify=pid, fio
-# threads each reading 4 KiB at random, iodepth 1.
+# null_blk that serves 2 requests at a time in 8 ms each (250 IOPS, which
+# a checker kernel drives too, so bios wait in fairq and every thread's
+# flow exists while it runs), classify=pid, fio threads each reading
+# 4 KiB at random, iodepth 1, for 12 s (time-based: not scaled).
 # 1. At rest: flows 0, mem_bytes under 16 KiB (no pool up front).
 # 2. NT threads: flows sampled during the run reach 3/4 of NT (each thread
 #    its own flow), overflow_enq and flow_alloc_fails stay 0, mem_bytes
@@ -28,13 +29,13 @@ NB=nullb300
 CFS=$FAIRQ_CONFIGFS
 NT=$((256 / ${FAIRQ_SLOW:-1}))
 [ "$NT" -ge 96 ] || NT=96
-RUNTIME=$(scaled 12)
+RUNTIME=12
 FLOW_BYTES=320		# struct fq_flow, at least (sched/README.md)
 
 require_cmd fio
 cleanup_push "null_blk_destroy $NB"
 cleanup_push "fairq_destroy fairq0"
-null_blk_create "$NB" size=256 blocksize=4096 irqmode=2 completion_nsec=2000000 \
+null_blk_create "$NB" size=256 blocksize=4096 irqmode=2 completion_nsec=8000000 \
 	submit_queues=1 hw_queue_depth=2
 echo none >/sys/block/$NB/queue/scheduler 2>/dev/null
 # one request per read: the lower device's count is fio's
