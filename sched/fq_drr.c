@@ -107,9 +107,29 @@ static u64 fq_quantum(const struct fq_sched *fqs)
 	return q;
 }
 
+/*
+ * A turn's credit for @fqf.  With more than FQ_ROUND_FLOWS flows' worth of
+ * weight busy in its class, every turn shrinks in proportion, so a round
+ * still grants about FQ_ROUND_FLOWS turns' credit in all and weights keep
+ * their ratios.  Otherwise a round of 10,000 flows, each taking a whole
+ * turn in one burst (a flow at queue depth 1 returns with credit left and
+ * goes again), lasted longer than a measurement, and who had had a turn
+ * in it and who had not showed as unfairness: simulator W7, 10,000 flows
+ * at fairness=time, Jain 0.23 over 2 s.  A credit below a request's cost
+ * is a debt settled by skipping rounds (fq_drr_settle()), still O(1).
+ */
 static s64 fq_allowance(const struct fq_sched *fqs, const struct fq_flow *fqf)
 {
-	return (s64)(fq_quantum(fqs) * fqf->weight);
+	const u64 cap = (u64)FQ_ROUND_FLOWS * FQ_WEIGHT_BASE;
+	u64 a = fq_quantum(fqs) * fqf->weight;
+	u32 wsum;
+
+	if (fqf->ci >= FQ_PRIO_COUNT)
+		return (s64)a;
+	wsum = fqs->cq[fqf->ci].wsum;
+	if (wsum > cap)
+		a = a * cap / wsum;
+	return a ? (s64)a : 1;
 }
 
 /* The credit of a turn at FQ_WEIGHT_BASE [cost units]. */
@@ -243,6 +263,7 @@ static void fq_drr_place(struct fq_sched *fqs, struct fq_flow *fqf)
 {
 	struct fq_classq *cq = &fqs->cq[fqf->ci];
 	s32 d = fq_round_diff(fqf->round, cq->round);
+	s64 a;
 
 	if (fqf->flags & FQ_FF_FRESH) {
 		fqf->flags &= ~FQ_FF_FRESH;
@@ -251,6 +272,13 @@ static void fq_drr_place(struct fq_sched *fqs, struct fq_flow *fqf)
 		fq_drr_join_round(cq, fqf);
 		fq_list_add_tail(&fqf->link, &cq->cur);
 	} else if (d == 0 && fqf->deficit > 0) {
+		/*
+		 * turns shrank since this credit was granted (the class
+		 * filled up): no more than a turn of now
+		 */
+		a = fq_allowance(fqs, fqf);
+		if (fqf->deficit > a && (u64)a < fq_quantum(fqs) * fqf->weight)
+			fqf->deficit = a;
 		fqf->flags |= FQ_FF_PACED;
 		fq_list_add_head(&fqf->link, &cq->cur);
 	} else if (d == -1 && fqf->deficit > 0) {

@@ -162,6 +162,11 @@ enum {
 	FQ_EXPIRE_MIN_DISPATCHES = 4,
 	/* heads of flows ahead of their share looked past, per list per call */
 	FQ_EXPIRE_RESTARTS = 4,
+	/*
+	 * A round grants at most this many default turns in all: past it a
+	 * turn's credit shrinks with the class's busy weight (fq_drr.c)
+	 */
+	FQ_ROUND_FLOWS = 32,
 };
 
 struct fq_flow {

@@ -3,7 +3,7 @@
  * fq_sim.c - replay synthetic workloads against a modelled device and
  * print per-flow throughput, latency p50/p99 and Jain's fairness index.
  *
- *   fq_sim [--seed N] [--secs S] [--only W1|W2|W3|W4|W5|COST]
+ *   fq_sim [--seed N] [--secs S] [--only W1|W2|W3|W4|W5|W7|COST]
  *   fq_sim [--seed N] --only DEVICES|DEV|DEPTH|DEVCOST|ANTIC|STARTUP|BENCH
  *
  * The DEVICES sections (not run by default; SIM-DEVICES.md) put the
@@ -90,6 +90,7 @@ struct sim {
 	u64 evseq, now, warm_ns, end_ns, rng, last_timer;
 	struct sim_req *reqs, *free;
 	size_t nreqs;
+	struct fq_stats st_end;	/* the core's figures at the window's end */
 };
 
 static u64 sim_rand(struct sim *sm)
@@ -272,6 +273,7 @@ static void sim_run(struct sim *sm, const struct sim_cfg *c, u64 seed)
 			sim_issue(sm, e.flow);
 		sim_pump(sm);
 	}
+	fq_sched_stats(sm->s, &sm->st_end);
 	/* teardown: take back what is queued, let the device finish */
 	while (fq_sched_drain(sm->s))
 		;
@@ -566,6 +568,39 @@ static void w5(struct sim *sm, u64 seed, u64 ms)
 		printf("| %s | %.4f | %.3f | %.3f | %.0f | %.1f |\n",
 		       p == 3 ? "sfq buckets=1024" : policies[p],
 		       jain(sm), mn, mx, p99max, total_mbs(sm));
+		sim_reset_results(sm);
+	}
+}
+
+/*
+ * W7 scale: N flows, each 1 outstanding random 4 KiB read, on a device
+ * of 16 servers, cfq at depth 16.  Before flows were created on demand,
+ * keys past max_flows (4,096) shared one overflow flow; now every key has
+ * its own, and the memory follows the flows that exist.
+ */
+static void w7(struct sim *sm, u64 seed, u64 ms)
+{
+	static const int nf[3] = { 16, 1024, SIM_MAX_FLOWS };
+	struct sim_cfg c = { .policy = "cfq", .depth = 16, .secs_ms = ms,
+			     .fairness = "time" };
+	const struct fq_stats *st = &sm->st_end;
+	double ios;
+	int n, i;
+
+	printf("\nW7 scale: N flows, each 1 outstanding random 4 KiB sync read (no think time), device D=16, cfq at depth 16, fairness=time, max_flows at its default\n\n");
+	printf("| flows | Jain | I/Os per flow | total MB/s | flows at the end | requests in the overflow flow | mem_bytes at the end | per flow |\n");
+	printf("|---|---|---|---|---|---|---|---|\n");
+	for (n = 0; n < 3; n++) {
+		sim_flows(sm, nf[n]);
+		for (i = 0; i < nf[n]; i++)
+			sim_flow(sm, i, 1, 4096, FQ_REQ_SYNC, 0, 0);
+		sim_run(sm, &c, seed);
+		for (i = 0, ios = 0; i < nf[n]; i++)
+			ios += (double)sm->f[i].done_bytes / 4096;
+		printf("| %d | %.4f | %.1f | %.1f | %u | %llu | %u | %.0f |\n",
+		       nf[n], jain(sm), ios / nf[n], total_mbs(sm), st->flows,
+		       (unsigned long long)st->overflow_enq, st->mem_bytes,
+		       st->flows ? (double)st->mem_bytes / st->flows : 0);
 		sim_reset_results(sm);
 	}
 }
@@ -1622,6 +1657,8 @@ int main(int argc, char **argv)
 		w4(&sm, seed, ms);
 	if (!only || !strcmp(only, "W5"))
 		w5(&sm, seed, ms);
+	if (!only || !strcmp(only, "W7"))
+		w7(&sm, seed, ms);
 	if (!only || !strcmp(only, "COST"))
 		cost(seed);
 	/* device sections: only when asked for */
