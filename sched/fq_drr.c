@@ -113,8 +113,8 @@ static u64 fq_quantum(const struct fq_sched *fqs)
  * still grants about FQ_ROUND_FLOWS turns' credit in all and weights keep
  * their ratios.  Otherwise a round of 10,000 flows, each taking a whole
  * turn in one burst (a flow at queue depth 1 returns with credit left and
- * goes again), lasted longer than a measurement, and which flows had
- * had their turn in it showed as unfairness: simulator W7, 10,000 flows
+ * goes again), lasted longer than a measurement, and which flows
+ * got their turn in it showed as unfairness: simulator W7, 10,000 flows
  * at fairness=time, Jain 0.23 over 2 s.  A credit below a request's cost
  * is a debt settled by skipping rounds (fq_drr_settle()), still O(1).
  */
