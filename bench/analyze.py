@@ -38,6 +38,7 @@ import sys
 
 # The fairq configurations the targets are evaluated for: the defaults
 # (the headline) and the recommended tunables.
+MIB = 1 << 20
 HEADLINE_FQ = "fairq-cfq"
 FQ_TARGET_CFGS = ["fairq-cfq", "fairq-cfq-rec"]
 CFG_ORDER = ["none", "mq-deadline", "mq-deadline-nr", "bfq", "bfq-nr",
@@ -140,7 +141,7 @@ def fmt(v, nd=0, unit=""):
 
 def parse_size(s):
     s = str(s or "4k").strip().lower()
-    mult = {"k": 1024, "m": 1 << 20, "g": 1 << 30}
+    mult = {"k": 1024, "m": MIB, "g": 1 << 30}
     if s and s[-1] in mult:
         return int(float(s[:-1]) * mult[s[-1]])
     return int(s) if s.isdigit() else 4096
@@ -250,8 +251,8 @@ def measurement(obj):
     nio = (win.get("reads", 0) or 0) + (win.get("writes", 0) or 0)
     nbytes = ((win.get("rsect", 0) or 0) + (win.get("wsect", 0) or 0)) * 512
     m["lower_iops"] = nio * 1000.0 / ms if ms else None
-    m["lower_mib_s"] = nbytes / 1048576 * 1000.0 / ms if ms else None
-    m["lower_write_mib_s"] = ((win.get("wsect", 0) or 0) * 512 / 1048576
+    m["lower_mib_s"] = nbytes / MIB * 1000.0 / ms if ms else None
+    m["lower_write_mib_s"] = ((win.get("wsect", 0) or 0) * 512 / MIB
                               * 1000.0 / ms) if ms else None
     m["cpu_ms"] = win.get("cpu_ms")
     m["cpu_us_per_io"] = (win["cpu_ms"] * 1000.0 / nio
@@ -261,11 +262,11 @@ def measurement(obj):
     m["fq_iops"] = m["fq_mib_s"] = None
     if ms and "done_reqs" in f0 and "done_reqs" in f1:
         m["fq_iops"] = (f1["done_reqs"] - f0["done_reqs"]) * 1000.0 / ms
-        m["fq_mib_s"] = ((f1["done_bytes"] - f0["done_bytes"]) / 1048576
+        m["fq_mib_s"] = ((f1["done_bytes"] - f0["done_bytes"]) / MIB
                          * 1000.0 / ms)
     # fio's sum of per-job rates: for comparison only, never the total.
     m["fio_sum_iops"] = sum(j["iops"] for j in jobs)
-    m["fio_sum_mib_s"] = sum(j["bw_bytes"] for j in jobs) / 1048576
+    m["fio_sum_mib_s"] = sum(j["bw_bytes"] for j in jobs) / MIB
     # Each job's throughput: its bytes in the window; fio's own rate only
     # where the window did not record it (and for the alone runs, whose
     # jobs run one after the other, each alone for its whole runtime).
@@ -360,13 +361,17 @@ def slowdown(m, alone_tput):
     """s_i, G and Jain over the weight-normalised s_i; alone_tput(spec)
     is the job spec's throughput alone (bytes/s) or None."""
     jobs = m["jobs"]
-    m["slowdown"], m["G"], m["jain_s"] = {}, None, None
+    m["slowdown"], m["G"], m["jain_s"], m["s_sum"] = {}, None, None, None
+    m["alone"] = {}
     if len(jobs) < 2 or m["wl"].startswith("w7-"):
         return
     for j in jobs:
         a = alone_tput(j["spec"]) if j.get("spec") else None
         if a:
             m["slowdown"][j["name"]] = j["tput"] / a
+            m["alone"][j["name"]] = a
+    if len(m["slowdown"]) == len(jobs):
+        m["s_sum"] = sum(m["slowdown"].values())
     ws = weights(m["wl"], [j["name"] for j in jobs])
     if not ws or any(n not in m["slowdown"] for n in ws):
         return
@@ -414,7 +419,7 @@ AGG_KEYS = ("lower_iops", "lower_mib_s", "lower_write_mib_s", "fq_iops",
             "fq_mib_s", "fio_sum_iops", "fio_sum_mib_s", "jain", "jain_fio",
             "jain_s", "G", "maxmin", "light_p50_us", "light_p99_us",
             "light_share", "cpu_us_per_io", "cpu_ms", "jain_noise",
-            "ios_per_job")
+            "ios_per_job", "s_sum")
 
 
 def aggregate(meas):
@@ -444,6 +449,8 @@ def aggregate(meas):
             a["jobs"][n]["spec"] = js[0].get("spec")
             a["jobs"][n]["s"] = median([m["slowdown"].get(n) for m in ms
                                         if m.get("slowdown")])
+            a["jobs"][n]["alone"] = median([m["alone"].get(n) for m in ms
+                                            if m.get("alone")])
         ws = [m["win_share"] for m in ms if m.get("win_share")]
         a["win_share"] = ({n: median([w.get(n) for w in ws]) for n in names}
                           if ws else None)
@@ -486,6 +493,35 @@ def tput_unit(wl):
 def total(a, wl):
     """The table's total: the lower device's own count over the window."""
     return a["lower_mib_s"] if tput_unit(wl) == "MiB/s" else a["lower_iops"]
+
+
+GUARANTEE = 0.9        # the target on G
+FILLS_ALONE = ("w1", "w3", "w4")     # every job can fill the disk alone
+
+
+def fair_ceiling(a, wl):
+    """The most total (in the unit of total()) any schedule can reach while
+    it keeps every job's guarantee, s_i >= GUARANTEE x its weight share, on
+    a disk that serves its jobs by sharing its time: the sum of s_i is at
+    most 1, or what a's own run reached if more (a disk with two separate
+    limits, such as IOPS and bytes/s, can pass 1). Each job gets its
+    minimum and the one that moves the most per unit of disk time gets the
+    rest. From the job specs' alone runs of the same configuration; None if
+    one is missing or the workload is not FILLS_ALONE."""
+    jobs = a.get("jobs") or {}
+    ws = weights(wl, list(jobs))
+    if wl not in FILLS_ALONE or not ws:
+        return None
+    per = []
+    for n, w in ws.items():
+        t = jobs[n].get("alone")
+        if not t:
+            return None
+        per.append((w, t / MIB if tput_unit(wl) == "MiB/s" else t / jobs[n]["bs"]))
+    wsum = sum(w for w, _ in per)
+    time = max(1.0, a.get("s_sum") or 1.0)
+    return (GUARANTEE * sum(w / wsum * t for w, t in per)
+            + (time - GUARANTEE) * max(t for _, t in per))
 
 
 def fio_sum(a, wl):
@@ -568,12 +604,23 @@ def targets(agg):
                 tf = total(a_fq, wl) if a_fq else None
                 bc, tm = best(agg, d, wl, floor(d, wl), lambda a: total(a, wl))
                 if tf is not None and tm:
-                    add(f"W{wl[1]} total >= 95% of none/mq-deadline's ({d})", fq,
-                        f"{fmt(tf, 1 if tput_unit(wl) == 'MiB/s' else 0)} vs {bc} "
-                        f"{fmt(tm, 1 if tput_unit(wl) == 'MiB/s' else 0)} "
+                    nd = 1 if tput_unit(wl) == "MiB/s" else 0
+                    ceil = fair_ceiling(agg[(d, wl, bc)], wl)
+                    bar = tm if ceil is None else min(tm, ceil)
+                    why = ""
+                    if ceil is not None and ceil < tm:
+                        why = (f"; a schedule with G >= {GUARANTEE:g} reaches at most "
+                               f"{fmt(ceil, nd)} ({tf / ceil * 100:.0f}% of it), from "
+                               f"{bc}'s alone runs; disk time used, sum of s_i: "
+                               f"{fmt(a_fq.get('s_sum'), 2)} vs {bc} "
+                               f"{fmt(agg[(d, wl, bc)].get('s_sum'), 2)}")
+                    add(f"W{wl[1]} total >= 95% of none/mq-deadline's"
+                        + (", or of a fair schedule's most" if wl in FILLS_ALONE else "")
+                        + f" ({d})", fq,
+                        f"{fmt(tf, nd)} vs {bc} {fmt(tm, nd)} "
                         f"{tput_unit(wl)}, lower device "
-                        f"({tf / tm * 100:.0f}%)" + note(d, wl, fq),
-                        scored(d, wl, fq, tf >= 0.95 * tm))
+                        f"({tf / tm * 100:.0f}%)" + why + note(d, wl, fq),
+                        scored(d, wl, fq, tf >= 0.95 * bar))
             dv = get(agg, d, "w4", fq, "w4_dev")
             if dv and all(v is not None for v in dv.values()):
                 worst = max(abs(v) for v in dv.values())
@@ -729,7 +776,7 @@ def job_cell(j, wl):
     and its slowdown."""
     if j["tput"] is None:
         return "-"
-    v = fmt(j["tput"] / 1048576, 2) if tput_unit(wl) == "MiB/s" \
+    v = fmt(j["tput"] / MIB, 2) if tput_unit(wl) == "MiB/s" \
         else fmt(j["tput"] / (j["bs"] or 4096))
     return v + (f" ({j['s']:.2f})" if j.get("s") is not None else "")
 
@@ -831,9 +878,9 @@ def section_alone(meas, runs, dev):
         for j in m["jobs"]:
             if j["name"] not in specs:
                 specs.append(j["name"])
-            unit_mib = j["bs"] >= (1 << 20) or j["name"].startswith("w")
+            unit_mib = j["bs"] >= MIB or j["name"].startswith("w")
             rows.setdefault(m["cfg"], {})[j["name"]] = (
-                fmt(j["tput"] / 1048576, 2) + " MiB/s" if unit_mib
+                fmt(j["tput"] / MIB, 2) + " MiB/s" if unit_mib
                 else fmt(j["tput"] / (j["bs"] or 4096)))
     if not rows:
         return ""
