@@ -668,18 +668,26 @@ def targets(agg):
     w7cfgs = sorted({k[2] for k in agg if k[1].startswith("w7-")}, key=cfg_key)
     for cfg in w7cfgs:
         for d in devs:
-            j16 = get(agg, d, "w7-16", cfg, "jain")
-            j1k = get(agg, d, "w7-1024", cfg, "jain")
-            n1k = get(agg, d, "w7-1024", cfg, "jain_noise")
-            t16 = get(agg, d, "w7-16", cfg, "lower_iops")
-            t1k = get(agg, d, "w7-1024", cfg, "lower_iops")
-            if None in (j16, j1k, t16, t1k):
+            ns = [int(k[1][3:]) for k in agg
+                  if k[0] == d and k[2] == cfg and k[1].startswith("w7-")]
+            big = max(ns, default=16)
+            if big <= 16:
                 continue
-            ok = (j1k >= 0.95 * j16 and t1k >= 0.95 * t16) if is_fairq(cfg) else None
-            add(f"W7 1,024 vs 16 flows within 5% ({d})", cfg,
-                f"Jain {j1k:.3f} vs {j16:.3f} (counting noise alone at "
-                f"1,024: {fmt(n1k, 3)}), lower IOPS {fmt(t1k)} vs "
-                f"{fmt(t16)} ({t1k / t16 * 100:.0f}%)", ok)
+            wb = f"w7-{big}"
+            j16 = get(agg, d, "w7-16", cfg, "jain")
+            jb = get(agg, d, wb, cfg, "jain")
+            nb = get(agg, d, wb, cfg, "jain_noise")
+            t16 = get(agg, d, "w7-16", cfg, "lower_iops")
+            tb = get(agg, d, wb, cfg, "lower_iops")
+            if None in (j16, jb, t16, tb):
+                continue
+            ok = (jb >= 0.95 * j16 and tb >= 0.95 * t16) if is_fairq(cfg) else None
+            per = get(agg, d, wb, cfg, "fairq_per_flow")
+            add(f"W7 {big:,} vs 16 flows within 5% ({d})", cfg,
+                f"Jain {jb:.3f} vs {j16:.3f} (counting noise alone at "
+                f"{big:,}: {fmt(nb, 3)}), lower IOPS {fmt(tb)} vs "
+                f"{fmt(t16)} ({tb / t16 * 100:.0f}%)"
+                + (f", fairq {fmt(per)} bytes per flow" if per else ""), ok)
     return out
 
 

@@ -73,6 +73,9 @@ PLAN_ONLY=${BENCH_PLAN_ONLY:-0}
 # start and exit, set-up, teardown); cgroup workloads and workload 7 more.
 OVH_S=${BENCH_OVH_S:-7}
 SCALE_N=${BENCH_SCALE_N:-16 1024}	# 256: BENCH_SCALE_N="16 256 1024"
+# fio 3.33 runs at most 4,094 jobs in one process (REAL_MAX_JOBS 4096
+# less its own); workload 7 is one fio process, so N stops there.
+SCALE_N_MAX=4000
 SCALE_QD=${BENCH_SCALE_QD:-32}		# hw_queue_depth of the scale disk
 SCALE_RUNTIME=${BENCH_SCALE_RUNTIME:-10}
 SCALE_BIG_REPS=${BENCH_SCALE_BIG_REPS:-1}	# repetitions at >= 256 flows
@@ -606,10 +609,13 @@ wait_procs() {
 
 # wait_threads N: FIO_PID, the fio process with at least N + 1 tasks (its
 # N job threads and the main one), and FIO_T, when it was seen; waits at
-# most 5 minutes.
+# most 5 minutes and N/4 s more.
 wait_threads() {
-	local d comm ts i
-	for ((i = 0; i < 1500; i++)); do
+	local d comm ts t end
+	t=${EPOCHREALTIME%.*}
+	# fio starts its threads one by one: ~n/8 s under TCG
+	end=$((t + 300 + $1 / 4))
+	while [ "${EPOCHREALTIME%.*}" -lt "$end" ]; do
 		for d in /proc/[0-9]*; do
 			read -r comm <"$d/comm" 2>/dev/null || continue
 			[ "$comm" = fio ] || continue
@@ -1135,12 +1141,16 @@ plan_full() {
 		rt=$RUNTIME
 		RUNTIME=$SCALE_RUNTIME
 		for n in $SCALE_N; do
+			if [ "$n" -gt "$SCALE_N_MAX" ]; then
+				say "w7-$n: more threads than one fio process runs ($SCALE_N_MAX); skipped"
+				continue
+			fi
 			local reps=$REPS
 			[ "$n" -ge 256 ] && REPS=$SCALE_BIG_REPS
 			# fio runs on well past the window (the threads start over
 			# seconds, reading a thousand /proc/TID/io files takes
 			# seconds); the sampler stops it after the window.
-			fio_common $((30 + n / 16))
+			fio_common $((30 + RUNTIME + n / 6))
 			# shellcheck disable=SC2046,SC2086
 			round nullb-lat32 nbs "w7-$n" mq-deadline $(fq_cfgs fairq-cfq@pid)
 			REPS=$reps
