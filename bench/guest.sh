@@ -902,7 +902,13 @@ run_cg() {
 # file system is made once; each repetition then mounts it with a cold
 # cache and reads every file with cat, once alone and once under load.
 # The figure is loaded / alone (target <= 1.5).
+# The configuration "readers-elsewhere" is a control, not a scheduler:
+# the file system on the raw disk (none), the readers on a twin disk
+# (STARTUP_TWIN, the same null_blk settings): what is left is what the
+# readers cost the guest's CPUs (under TCG a memory-backed null_blk copies
+# every byte they read), which no scheduler of this disk can remove.
 STARTUP_FILES=${BENCH_STARTUP_FILES:-100}
+STARTUP_TWIN=nbt
 STARTUP_READERS=${BENCH_STARTUP_READERS:-10}
 
 startup_populate() {	# startup_populate: mkfs and the files on $TARGET
@@ -934,12 +940,14 @@ startup_read_ms() {	# startup_read_ms: mount cold, read every file; STARTUP_MS
 # startup_one DEV LOWER CFG REP: one BENCH_STARTUP line.
 startup_one() {
 	local dev=$1 lower=$2 cfg=$3 rep=$4 alone loaded pids=() p rc=0 lower_r0 lower_r1
+	local fs_cfg=$cfg streams
 	NMEAS=$((NMEAS + 1))
 	if [ "$PLAN_ONLY" = 1 ]; then
 		echo "PLAN $dev startup $cfg $rep $((RUNTIME * 4 + OVH_S * 2))"
 		return 0
 	fi
-	if ! cfg_up "$lower" "$cfg" || ! startup_populate; then
+	[ "$cfg" = readers-elsewhere ] && fs_cfg=none
+	if ! cfg_up "$lower" "$fs_cfg" || ! startup_populate; then
 		say "$dev startup $cfg rep $rep: set-up failed"
 		echo "BENCH_ERR {\"dev\":\"$dev\",\"cfg\":\"$cfg\",\"wl\":\"startup\",\"rep\":$rep,\"why\":\"setup\"}"
 		cfg_down "$lower"
@@ -948,8 +956,10 @@ startup_one() {
 	fi
 	startup_read_ms || rc=1
 	alone=$STARTUP_MS
+	streams=$TARGET
+	[ "$cfg" = readers-elsewhere ] && streams=/dev/$STARTUP_TWIN
 	for p in $(seq "$STARTUP_READERS"); do
-		timeout -k 5 $((RUNTIME * 20 + 60)) fio --name="seq$p" --filename="$TARGET" \
+		timeout -k 5 $((RUNTIME * 20 + 60)) fio --name="seq$p" --filename="$streams" \
 			--ioengine=psync --direct=1 --rw=read --bs=1M --time_based \
 			--runtime=$((RUNTIME * 20 + 30)) --offset=$(((p - 1) * 10))% --size=10% \
 			--output=/dev/null >/dev/null 2>&1 &
@@ -1171,7 +1181,13 @@ plan_full() {
 		alone_flush nullb-lat-mem nbm
 		# (after workload 5: each start-up configuration makes its own ext4)
 		# shellcheck disable=SC2046,SC2086
-		startup nullb-lat-mem nbm mq-deadline bfq kyber $(fq_cfgs $FQ_MAIN)
+		local twin=""
+		# shellcheck disable=SC2046
+		nullb_make "$STARTUP_TWIN" $(nb_bound_args | sed 's/size=[0-9]*/size=512/') \
+			memory_backed=1 && twin=readers-elsewhere
+		# shellcheck disable=SC2046,SC2086
+		startup nullb-lat-mem nbm mq-deadline bfq kyber $(fq_cfgs $FQ_MAIN) $twin
+		nullb_drop "$STARTUP_TWIN"
 		nullb_drop nbm
 	fi
 

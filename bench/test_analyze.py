@@ -182,6 +182,11 @@ def main():
         stt = analyze.startup_targets(st)
         check("start-up target PASS at 1.3x, competitor named",
               (stt[0][3], "mq-deadline 4.00x" in stt[0][2]), ("PASS", True))
+        st[("d", analyze.STARTUP_CONTROL)] = dict(st[("d", "fairq-cfq")], ratio=1.2)
+        stt = analyze.startup_targets(st)
+        check("start-up control shown, never the best competitor",
+              ("another disk (their CPU cost alone): 1.20x" in stt[0][2],
+               "mq-deadline 4.00x" in stt[0][2]), (True, True))
 
         # Targets on a device-bound disk: the fixture's disk as "virtio".
         va = {("virtio",) + k[1:]: v for k, v in agg.items()}
