@@ -495,19 +495,17 @@ def total(a, wl):
     return a["lower_mib_s"] if tput_unit(wl) == "MiB/s" else a["lower_iops"]
 
 
-GUARANTEE = 0.9        # the target on G
 FILLS_ALONE = ("w1", "w3", "w4")     # every job can fill the disk alone
 
 
 def fair_ceiling(a, wl):
-    """The most total (in the unit of total()) any schedule can reach while
-    it keeps every job's guarantee, s_i >= GUARANTEE x its weight share, on
-    a disk that serves its jobs by sharing its time: the sum of s_i is at
-    most 1, or what a's own run reached if more (a disk with two separate
-    limits, such as IOPS and bytes/s, can pass 1). Each job gets its
-    minimum and the one that moves the most per unit of disk time gets the
-    rest. From the job specs' alone runs of the same configuration; None if
-    one is missing or the workload is not FILLS_ALONE."""
+    """What a fair schedule reaches in total (in the unit of total()): each
+    job gets its weight share of the disk's time, so it moves that share
+    of what it moves alone. The disk's time is 1, or what a's own run used
+    if more (the sum of its s_i: a disk with two separate limits, such as
+    IOPS and bytes/s, can pass 1). From the job specs' alone runs of the
+    same configuration; None if one is missing or the workload is not
+    FILLS_ALONE."""
     jobs = a.get("jobs") or {}
     ws = weights(wl, list(jobs))
     if wl not in FILLS_ALONE or not ws:
@@ -520,8 +518,7 @@ def fair_ceiling(a, wl):
         per.append((w, t / MIB if tput_unit(wl) == "MiB/s" else t / jobs[n]["bs"]))
     wsum = sum(w for w, _ in per)
     time = max(1.0, a.get("s_sum") or 1.0)
-    return (GUARANTEE * sum(w / wsum * t for w, t in per)
-            + (time - GUARANTEE) * max(t for _, t in per))
+    return time * sum(w / wsum * t for w, t in per)
 
 
 def fio_sum(a, wl):
@@ -609,13 +606,14 @@ def targets(agg):
                     bar = tm if ceil is None else min(tm, ceil)
                     why = ""
                     if ceil is not None and ceil < tm:
-                        why = (f"; a schedule with G >= {GUARANTEE:g} reaches at most "
-                               f"{fmt(ceil, nd)} ({tf / ceil * 100:.0f}% of it), from "
+                        why = (f"; a fair schedule (each job its weight share of "
+                               f"the disk's time) reaches {fmt(ceil, nd)} "
+                               f"({tf / ceil * 100:.0f}% of it), from "
                                f"{bc}'s alone runs; disk time used, sum of s_i: "
                                f"{fmt(a_fq.get('s_sum'), 2)} vs {bc} "
                                f"{fmt(agg[(d, wl, bc)].get('s_sum'), 2)}")
                     add(f"W{wl[1]} total >= 95% of none/mq-deadline's"
-                        + (", or of a fair schedule's most" if wl in FILLS_ALONE else "")
+                        + (", or of a fair schedule's" if wl in FILLS_ALONE else "")
                         + f" ({d})", fq,
                         f"{fmt(tf, nd)} vs {bc} {fmt(tm, nd)} "
                         f"{tput_unit(wl)}, lower device "
