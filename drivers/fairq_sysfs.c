@@ -173,6 +173,21 @@ static int fairq_emit_flow_mem(char *buf, int at, const struct fq_stats *st)
 	return at;
 }
 
+/* The interactive boost: flows boosted, requests it served, why it ended. */
+static int fairq_emit_boost(char *buf, int at, const struct fq_stats *st)
+{
+	at += sysfs_emit_at(buf, at, "boost_starts %llu\n", st->boost_starts);
+	at += sysfs_emit_at(buf, at, "boost_served %llu\n", st->boost_served);
+	at += sysfs_emit_at(buf, at, "boost_end_time %llu\n", st->boost_end_time);
+	at += sysfs_emit_at(buf, at, "boost_end_budget %llu\n",
+			    st->boost_end_budget);
+	at += sysfs_emit_at(buf, at, "boost_end_kind %llu\n", st->boost_end_kind);
+	at += sysfs_emit_at(buf, at, "boost_end_size %llu\n", st->boost_end_size);
+	at += sysfs_emit_at(buf, at, "boost_end_depth %llu\n",
+			    st->boost_end_depth);
+	return at;
+}
+
 /*
  * What keeps dispatch going, for a device that seems stuck (vm/init's
  * stall dump reads it): the hrtimer (armed, ns until it fires), the work
@@ -256,6 +271,7 @@ static ssize_t fairq_stats_show(struct kobject *kobj, struct kobj_attribute *att
 	at = fairq_emit_totals(buf, fd, &st, &pf, policy, depth);
 	at = fairq_emit_progress(buf, at, fd);
 	at = fairq_emit_flow_mem(buf, at, &st);
+	at = fairq_emit_boost(buf, at, &st);
 	for (i = 0; i < walk.n; i++)
 		at += fairq_emit_flow(buf, at, &flows[i]);
 	kfree(flows);

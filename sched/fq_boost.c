@@ -78,13 +78,16 @@ void fq_boost_new(struct fq_sched *fqs, struct fq_flow *fqf)
 	if (!fqs->boost_ms || !(fqf->flags & FQ_FF_HASHED))
 		return;
 	fqf->boost_until = fqs->now_ns + (u64)fqs->boost_ms * 1000000;
+	fqs->st.boost_starts++;
 }
 
-static void fq_boost_stop(struct fq_flow *fqf)
+/* End @fqf's boost; @why is the stats counter of the reason. */
+static void fq_boost_stop(struct fq_flow *fqf, u64 *why)
 {
 	fqf->boost_until = 0;
 	fqf->flags &= ~FQ_FF_LANE;
 	fq_list_del(&fqf->boost_link);
+	(*why)++;
 }
 
 /*
@@ -94,14 +97,20 @@ static void fq_boost_stop(struct fq_flow *fqf)
 void fq_boost_check(struct fq_sched *fqs, struct fq_flow *fqf,
 		    const struct fq_req *rq)
 {
+	struct fq_stats *st = &fqs->st;
+
 	if (!fqf->boost_until)
 		return;
-	if (!fq_flow_boosted(fqs, fqf) || !(rq->flags & FQ_REQ_SYNC) ||
-	    (rq->flags & FQ_REQ_WRITE) || rq->bytes > FQ_BOOST_MAX_BYTES ||
-	    (!(rq->flags & FQ_REQ_RAHEAD) &&
-	     fqf->nr_queued + fqf->nr_batch - fqf->nr_ra + fqf->inflight >
-	     FQ_BOOST_MAX_REQS))
-		fq_boost_stop(fqf);
+	if (!fq_flow_boosted(fqs, fqf))
+		fq_boost_stop(fqf, &st->boost_end_time);
+	else if (!(rq->flags & FQ_REQ_SYNC) || (rq->flags & FQ_REQ_WRITE))
+		fq_boost_stop(fqf, &st->boost_end_kind);
+	else if (rq->bytes > FQ_BOOST_MAX_BYTES)
+		fq_boost_stop(fqf, &st->boost_end_size);
+	else if (!(rq->flags & FQ_REQ_RAHEAD) &&
+		 fqf->nr_queued + fqf->nr_batch - fqf->nr_ra + fqf->inflight >
+		 FQ_BOOST_MAX_REQS)
+		fq_boost_stop(fqf, &st->boost_end_depth);
 }
 
 /* @fqf just became busy in its class (fq_drr_place()). */
@@ -142,20 +151,23 @@ struct fq_flow *fq_boost_first(struct fq_sched *fqs, struct fq_classq *cq)
 		fqf = fq_entry(cq->boost.next, struct fq_flow, boost_link);
 		if (fq_flow_boosted(fqs, fqf))
 			return fqf;
-		fq_boost_stop(fqf);	/* its time is up */
+		fq_boost_stop(fqf, &fqs->st.boost_end_time);
 	}
 	return NULL;
 }
 
 /* @fqf, from fq_boost_first(), is served @cost: the next one's turn. */
-void fq_boost_spend(struct fq_classq *cq, struct fq_flow *fqf, s64 cost)
+void fq_boost_spend(struct fq_sched *fqs, struct fq_classq *cq,
+		    struct fq_flow *fqf, s64 cost)
 {
 	fqf->flags |= FQ_FF_LANE;
 	cq->boost_tokens -= cost;
 	fq_list_del(&fqf->boost_link);
+	fqs->st.boost_served++;
 	if (++fqf->boost_reqs >= FQ_BOOST_MAX_SERVED) {
 		/* the last one it gets: its budget is spent */
 		fqf->boost_until = 0;
+		fqs->st.boost_end_budget++;
 		return;
 	}
 	fq_list_add_tail(&fqf->boost_link, &cq->boost);

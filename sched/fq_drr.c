@@ -573,7 +573,7 @@ static struct fq_req *fq_classq_pick(struct fq_sched *fqs,
 	later_min = cq->later_min;
 	later_was_empty = fq_list_empty(&cq->later);
 	if (boosted) {
-		fq_boost_spend(cq, fqf, fq_cost(fqs, rq));
+		fq_boost_spend(fqs, cq, fqf, fq_cost(fqs, rq));
 	} else {
 		fqf->flags &= ~FQ_FF_LANE;
 		fq_drr_charge(fqs, fqf, rq);

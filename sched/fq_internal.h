@@ -520,7 +520,8 @@ void fq_boost_place(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_boost_account(struct fq_sched *fqs, struct fq_classq *cq,
 		      const struct fq_flow *fqf, s64 cost);
 struct fq_flow *fq_boost_first(struct fq_sched *fqs, struct fq_classq *cq);
-void fq_boost_spend(struct fq_classq *cq, struct fq_flow *fqf, s64 cost);
+void fq_boost_spend(struct fq_sched *fqs, struct fq_classq *cq,
+		    struct fq_flow *fqf, s64 cost);
 u32 fq_boost_slots(const struct fq_sched *fqs);
 bool fq_boost_reserved(const struct fq_sched *fqs, const struct fq_flow *fqf);
 void fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,

@@ -199,6 +199,14 @@ struct fq_stats {
 	u64 cost_a_ns[2];	/* per request [ns] */
 	u64 cost_b_ps_per_byte[2];	/* per byte [ps] */
 	u64 cost_epochs;	/* saturated epochs fitted */
+	/* the interactive boost (fq_boost.c): started, served, and why it ended */
+	u64 boost_starts;	/* flows boosted */
+	u64 boost_served;	/* requests served by the boost */
+	u64 boost_end_time;	/* boosts over by time (boost_ms) */
+	u64 boost_end_budget;	/* ... by FQ_BOOST_MAX_SERVED requests served */
+	u64 boost_end_kind;	/* ... by an async request or a write */
+	u64 boost_end_size;	/* ... by a request larger than 128 KiB */
+	u64 boost_end_depth;	/* ... by more than 4 requests outstanding */
 };
 
 struct fq_sched;

@@ -2264,11 +2264,19 @@ static int tb_reader(u64 key, int n, u32 bytes, u32 flags)
  */
 static void t_boost_interactive(void)
 {
+	struct fq_stats st;
 	int worst;
 
 	tb_setup(TB_BULK, 40, NULL);
 	worst = tb_reader(1, 30, 4096, SYNC);
 	CHECK_EQ(worst, 1);
+	/* the stats: eleven new keys, the bulk ones greedy at once */
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.boost_starts, TB_BULK + 1);
+	CHECK_EQ(st.boost_end_depth, TB_BULK);
+	CHECK_EQ(st.boost_served, 30);
+	CHECK_EQ(st.boost_end_time + st.boost_end_budget + st.boost_end_kind +
+		 st.boost_end_size, 0);
 	th_free();
 
 	tb_setup(TB_BULK, 40, "0");
@@ -2281,6 +2289,8 @@ static void t_boost_interactive(void)
 	CHECK_EQ(tb_reader(1, 10, 4096, SYNC), 1);	/* 40 ms */
 	tb_reader(1, 5, 4096, SYNC);			/* past 50 ms */
 	CHECK(tb_reader(1, 30, 4096, SYNC) >= 10);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.boost_end_time, 1);
 	th_free();
 }
 
@@ -2292,6 +2302,7 @@ static void t_boost_interactive(void)
  */
 static void t_boost_greedy(void)
 {
+	struct fq_stats st;
 	int i;
 
 	tb_setup(TB_BULK, 45, NULL);	/* in the middle of a round */
@@ -2300,6 +2311,11 @@ static void t_boost_greedy(void)
 	CHECK(tb_step() != 1);		/* joins the round's tail */
 	th_enq(2, 0, 256 << 10, SYNC, 0);	/* too large */
 	th_enq(3, 0, 4096, 0, 0);		/* async */
+	/* why each ended, in the stats (the bulk flows: by depth too) */
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.boost_end_depth, TB_BULK + 1);
+	CHECK_EQ(st.boost_end_size, 1);
+	CHECK_EQ(st.boost_end_kind, 1);
 	for (i = 0; i < 100; i++)
 		tb_step();
 	CHECK(tb_reader(1, 30, 4096, SYNC) >= 10);
