@@ -680,11 +680,11 @@ void fairq_submit_bio(struct bio *bio)
 }
 
 /*
- * The core has more flows than its flow table has chains: allocate a
- * bigger table here, where sleeping is allowed, and install it under the
- * lock (fq_sched.h).  NOIO: this allocation must not wait for writeback
- * through this very device.  On failure the chains stay longer, and the
- * next new flow asks again.
+ * The core has more flows than its flow table has chains, or far fewer
+ * (a burst of keys is over): allocate the table it wants here, where
+ * sleeping is allowed, and install it under the lock (fq_sched.h).
+ * NOIO: this allocation must not wait for writeback through this very
+ * device.  On failure the old table stays, and the next bio asks again.
  */
 static void fairq_table_work(struct work_struct *work)
 {

@@ -15,10 +15,11 @@
  * else it shares the overflow flow (as it does when no memory is left).
  *
  * cfq (and fifo) find a flow by key, sfq a bucket by its index, in one
- * chained hash table, the flow table.  It grows with the flows, but not
- * here: growing allocates, so the caller does it outside its lock
- * (fq_sched_table_want() and the functions beside it); until it does,
- * chains are just longer.
+ * chained hash table, the flow table.  It grows with the flows and
+ * shrinks after them, but not here: a new table is an allocation, so the
+ * caller makes it outside its lock (fq_sched_table_want() and the
+ * functions beside it); until it does, chains are just longer (or the
+ * memory is held a little longer).
  */
 #include "fq_internal.h"
 
@@ -89,25 +90,34 @@ void fq_table_del(struct fq_sched *fqs, struct fq_flow *fqf)
 }
 
 /*
- * The chains the table wants, as bits: one chain per flow that exists
- * (bounded by max_flows), doubled when the flows outgrow it; 0 while it
- * is big enough.
+ * The chains the table wants, as bits: about one chain per flow that
+ * exists (bounded by max_flows).  Doubled when the flows outgrow it;
+ * once they are fewer than an eighth of the chains (a burst of keys is
+ * over), halved down to two chains per flow, never under
+ * FQ_TABLE_MIN_BITS.  0 while it is right.
  */
 u32 fq_sched_table_want(const struct fq_sched *fqs)
 {
-	u32 bits = fqs->table->bits;
+	u32 bits = fqs->table->bits, n = fqs->nr_flows;
 
-	if (fqs->nr_flows <= (1u << bits) || (1u << bits) >= fqs->max_flows)
+	if (n > (1u << bits) && (1u << bits) < fqs->max_flows) {
+		while ((1u << bits) < n && (1u << bits) < fqs->max_flows)
+			bits++;
+		return bits;
+	}
+	if (bits <= FQ_TABLE_MIN_BITS || n >= (1u << bits) / 8)
 		return 0;
-	while ((1u << bits) < fqs->nr_flows && (1u << bits) < fqs->max_flows)
-		bits++;
+	while (bits > FQ_TABLE_MIN_BITS && (1u << (bits - 1)) >= 2 * n)
+		bits--;
 	return bits;
 }
 
 /*
- * Install @t if it is bigger than the table in use, moving every mapped
- * flow into it; returns the table to free (the old one, or @t itself when
- * it is not needed any more).  O(flows), once per doubling.
+ * Install @t, moving every mapped flow into it, if it is bigger than the
+ * table in use, or smaller and still one chain per flow at least (the
+ * flows may have come back since it was asked for); returns the table to
+ * free (the old one, or @t itself when it is not wanted any more).
+ * O(flows), once per doubling or halving.
  */
 struct fq_table *fq_sched_table_swap(struct fq_sched *fqs, struct fq_table *t)
 {
@@ -115,7 +125,8 @@ struct fq_table *fq_sched_table_swap(struct fq_sched *fqs, struct fq_table *t)
 	struct fq_flow *fqf, **slot;
 	struct fq_node *n;
 
-	if (!t || t->bits <= old->bits)
+	if (!t || t->bits == old->bits ||
+	    (t->bits < old->bits && fqs->nr_flows > (1u << t->bits)))
 		return t;
 	for (n = fqs->flows.next; n != &fqs->flows; n = n->next) {
 		fqf = fq_entry(n, struct fq_flow, all);
@@ -129,7 +140,7 @@ struct fq_table *fq_sched_table_swap(struct fq_sched *fqs, struct fq_table *t)
 	return old;
 }
 
-int fq_sched_table_grow(struct fq_sched *fqs)
+int fq_sched_table_resize(struct fq_sched *fqs)
 {
 	u32 bits = fq_sched_table_want(fqs);
 	struct fq_table *t;

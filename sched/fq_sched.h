@@ -429,9 +429,11 @@ size_t fq_sched_flow_size(void);
 
 /*
  * The flow table: cfq (and fifo) find a flow by key in it, sfq a bucket
- * by its index.  It starts with 2^6 chains and should have one per flow
- * that exists, up to max_flows.  Growing allocates, so the core never
- * does it itself; the caller does, outside its lock:
+ * by its index.  It starts with 2^6 chains and should have about one per
+ * flow that exists, up to max_flows: it doubles when the flows outgrow
+ * it, and halves (down to two chains per flow, not under 2^6) once they
+ * are fewer than an eighth of its chains.  A new table is an allocation,
+ * so the core never makes one itself; the caller does, outside its lock:
  *
  *	bits = fq_sched_table_want(fqs);		(under the lock; 0: fine)
  *	t = fq_sched_table_alloc(bits);			(no lock; may sleep)
@@ -439,10 +441,11 @@ size_t fq_sched_flow_size(void);
  *	fq_sched_table_free(t);				(no lock)
  *
  * fq_sched_table_swap() installs @t if it is bigger than the table in
- * use, moving every flow into it (O(flows), once per doubling), and
- * returns what to free: the old table, or @t when a bigger one is in use
- * already.  Until the caller grows it, chains are only longer: nothing
- * fails.  fq_sched_table_grow() does all four, for a caller whose lock
+ * use, or smaller and still at least one chain per flow, moving every
+ * flow into it (O(flows), once per doubling or halving), and returns what
+ * to free: the old table, or @t when it is not wanted any more.  Until the
+ * caller acts, chains are only longer (or memory is held longer): nothing
+ * fails.  fq_sched_table_resize() does all four, for a caller whose lock
  * allows allocation (the host programs); 0 or -ENOMEM.
  */
 struct fq_table;
@@ -450,6 +453,6 @@ u32 fq_sched_table_want(const struct fq_sched *fqs);
 struct fq_table *fq_sched_table_alloc(u32 bits);
 struct fq_table *fq_sched_table_swap(struct fq_sched *fqs, struct fq_table *t);
 void fq_sched_table_free(struct fq_table *t);
-int fq_sched_table_grow(struct fq_sched *fqs);
+int fq_sched_table_resize(struct fq_sched *fqs);
 
 #endif /* FQ_SCHED_H */

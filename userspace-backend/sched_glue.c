@@ -153,9 +153,9 @@ static bool glue_fair_take(struct req *r, uint64_t now)
 		r->arrive_ns = now = glue_wait_room(r);
 	r->in_sched = true;
 	fq_sched_enqueue(fqs, &r->fq, now);
-	/* glue_lock is a mutex: the table may grow here (-ENOMEM: longer chains) */
+	/* glue_lock is a mutex: the table may be resized here (-ENOMEM: the old one stays) */
 	if (fq_sched_table_want(fqs))
-		fq_sched_table_grow(fqs);
+		fq_sched_table_resize(fqs);
 	if (++bp.queued > bp.queued_peak)
 		bp.queued_peak = bp.queued;
 	return true;

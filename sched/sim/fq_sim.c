@@ -160,7 +160,7 @@ static void sim_enqueue(struct fq_sched *s, struct fq_req *rq, u64 now)
 {
 	fq_sched_enqueue(s, rq, now);
 	if (fq_sched_table_want(s))
-		fq_sched_table_grow(s);
+		fq_sched_table_resize(s);
 }
 static void sim_issue(struct sim *sm, int fi)
 {

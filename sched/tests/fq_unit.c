@@ -2719,7 +2719,8 @@ static void t_max_flows_bound(void)
  * 10,000 keys make 10,000 flows (none shares the overflow flow), the
  * memory grows by about one flow each, and the table grows when its
  * caller grows it (chains are only longer meanwhile: every flow is still
- * found).  Drained, the flows go back but FQ_FLOW_SPARE of them.
+ * found).  Drained, the flows go back but FQ_FLOW_SPARE of them, and
+ * the table shrinks back once its caller makes the smaller one.
  */
 static void t_flows_on_demand(void)
 {
@@ -2741,7 +2742,7 @@ static void t_flows_on_demand(void)
 		if (i == 64)
 			CHECK_EQ(fq_sched_table_want(th.s), 7);
 		if (i % 1000 == 999)
-			CHECK_EQ(fq_sched_table_grow(th.s), 0);
+			CHECK_EQ(fq_sched_table_resize(th.s), 0);
 	}
 	CHECK_EQ(fq_check_invariants(th.s), 0);
 	fq_sched_stats(th.s, &st);
@@ -2766,6 +2767,27 @@ static void t_flows_on_demand(void)
 	CHECK_EQ(st.mem_bytes, base + FQ_FLOW_SPARE * fq_sched_flow_size() +
 		 sizeof(struct fq_table) + 16384 * sizeof(void *));
 	CHECK_EQ(fq_check_invariants(th.s), 0);
+	/*
+	 * The burst is over: the table asks to shrink to its least; a
+	 * smaller table than the flows need is refused, one within is taken.
+	 */
+	CHECK_EQ(fq_sched_table_want(th.s), 6);
+	for (i = 0; i < 100; i++)
+		th_enq(900000 + i, i, 4096, SYNC, 0);
+	CHECK_EQ(fq_sched_table_want(th.s), 8);		/* 256 for 100 flows */
+	t = fq_sched_table_alloc(6);
+	CHECK(t != NULL);
+	CHECK(fq_sched_table_swap(th.s, t) == t);	/* 64 < 100 flows */
+	fq_sched_table_free(t);
+	CHECK_EQ(fq_sched_table_resize(th.s), 0);
+	CHECK_EQ(th.s->table->bits, 8);
+	CHECK_EQ(fq_sched_table_want(th.s), 0);
+	CHECK_EQ(fq_check_invariants(th.s), 0);
+	CHECK_EQ(th_run(200, NULL), 100);		/* every flow still found */
+	CHECK_EQ(fq_sched_table_resize(th.s), 0);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.mem_bytes, base + FQ_FLOW_SPARE * fq_sched_flow_size() +
+		 sizeof(struct fq_table) + 64 * sizeof(void *));
 	th_free();
 }
 
@@ -2822,7 +2844,7 @@ static void t_sfq_buckets_table(void)
 	th_set("buckets", "4096");
 	for (i = 0; i < 20000; i++)
 		th_enq(i, i, 4096, SYNC, 0);
-	CHECK_EQ(fq_sched_table_grow(th.s), 0);
+	CHECK_EQ(fq_sched_table_resize(th.s), 0);
 	CHECK_EQ(fq_check_invariants(th.s), 0);
 	fq_sched_stats(th.s, &st);
 	CHECK(st.flows > 4000 && st.flows <= 4096);

@@ -14,13 +14,15 @@
 #    its own flow), overflow_enq and flow_alloc_fails stay 0, mem_bytes
 #    grows by at least 320 bytes per flow; afterwards flows 0,
 #    flows_spare <= 32, and mem_bytes at rest minus the spares is above
-#    the fresh device's (the table grew and stays).
+#    the fresh device's (the table grew and stays); one more read, and
+#    mem_bytes minus the spares is back at the fresh device's (the table
+#    shrank to its 64 chains).
 # 3. Powered off, max_flows=64 (what a user sets as a bound), powered on,
 #    the same run: flows never above 64 in any sample, overflow_enq > 0.
 # After each run: fio's jobs without error, and the reads fio made ==
 # fairq's done_reqs delta == the lower device's completed reads delta,
 # with nothing queued, in flight or failed.
-DESCRIPTION="flows allocated per key and freed when drained, the flow table grows, max_flows bounds them"
+DESCRIPTION="flows allocated per key and freed when drained, the flow table grows and shrinks, max_flows bounds them"
 TIMEOUT=600
 # shellcheck source=rc
 . /fairq/tests/vm/rc
@@ -31,6 +33,7 @@ NT=$((256 / ${FAIRQ_SLOW:-1}))
 [ "$NT" -ge 96 ] || NT=96
 RUNTIME=12
 FLOW_BYTES=320		# struct fq_flow, at least (sched/README.md)
+FLOW_BYTES_MAX=400	# ... and at most, with a margin
 
 require_cmd fio
 cleanup_push "null_blk_destroy $NB"
@@ -110,6 +113,19 @@ log "r1 at rest: flows_spare $spare, mem_bytes $mem1, flow_allocs $(stat_field f
 [ "$spare" -le 32 ] && [ $((mem1 - spare * FLOW_BYTES)) -gt "$mem0" ] &&
 	ok "r1 at rest: $spare spare flows; the grown table stays ($((mem1 - mem0)) bytes above the fresh device)" ||
 	fail "r1 at rest: flows_spare $spare, mem_bytes $mem1 (fresh $mem0)"
+# The burst is over: the next bio finds far fewer flows than chains, and
+# the table work item shrinks the table back to its least (64 chains).
+dd if=/dev/fairq0 of=/dev/null bs=4k count=1 iflag=direct status=none ||
+	fail "r1: one read after the burst failed"
+table_back() {
+	local m s
+	m=$(stat_field fairq0 mem_bytes)
+	s=$(stat_field fairq0 flows_spare)
+	[ $((m - s * FLOW_BYTES_MAX)) -le "$mem0" ]
+}
+poll 50 0.1 table_back &&
+	ok "r1: the table shrank after the burst (mem_bytes $(stat_field fairq0 mem_bytes), $(stat_field fairq0 flows_spare) spares, fresh $mem0)" ||
+	fail "r1: mem_bytes $(stat_field fairq0 mem_bytes) with $(stat_field fairq0 flows_spare) spares, fresh $mem0: the table did not shrink"
 
 log "round 2: max_flows 64"
 echo 0 >"$CFS/fairq0/power" || fatal "power=0 refused"
