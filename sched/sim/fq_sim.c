@@ -1401,12 +1401,12 @@ static void antic_table(struct sim *sm, u64 seed)
 enum { STARTUP_FILES = 200, STARTUP_STREAMERS = 10 };
 
 static void startup_mix(struct sim *sm, bool loaded, bool key_per_req,
-			u32 ra_every)
+			u32 ra_every, u64 think_ns)
 {
 	int i, n = loaded ? 1 + STARTUP_STREAMERS : 1;
 
 	sim_flows(sm, n);
-	sim_flow(sm, 0, 1, 4096, FQ_REQ_SYNC, 0, 100 * US);
+	sim_flow(sm, 0, 1, 4096, FQ_REQ_SYNC, 0, think_ns);
 	sm->f[0].limit = STARTUP_FILES;
 	sm->f[0].start_ns = 2500 * MS;
 	sm->f[0].vary_size = true;
@@ -1426,15 +1426,19 @@ static void startup_table(struct sim *sm, u64 seed)
 		const char *policy, *boost;
 		bool key_per_req, adaptive;
 		u32 ra_every;
+		u64 think_ns;
 	} rows[] = {
-		{ "fifo", "0", false, false, 0 },
-		{ "cfq", "0", false, true, 0 },
-		{ "cfq", "default", false, true, 0 },
-		{ "cfq", "0", true, true, 0 },
-		{ "cfq", "default", true, true, 0 },
-		{ "fifo", "0", false, false, 16 },
-		{ "cfq", "0", false, true, 16 },
-		{ "cfq", "default", false, true, 16 },
+		{ "fifo", "0", false, false, 0, 100 * US },
+		{ "cfq", "0", false, true, 0, 100 * US },
+		{ "cfq", "default", false, true, 0, 100 * US },
+		{ "cfq", "0", true, true, 0, 100 * US },
+		{ "cfq", "default", true, true, 0, 100 * US },
+		{ "fifo", "0", false, false, 16, 100 * US },
+		{ "cfq", "0", false, true, 16, 100 * US },
+		{ "cfq", "default", false, true, 16, 100 * US },
+		{ "fifo", "0", false, false, 16, 3 * MS },
+		{ "cfq", "0", false, true, 16, 3 * MS },
+		{ "cfq", "default", false, true, 16, 3 * MS },
 	};
 	double ms[2], p99 = 0, smbs = 0;
 	struct dev_run dr;
@@ -1444,7 +1448,7 @@ static void startup_table(struct sim *sm, u64 seed)
 
 	printf("\nSTARTUP: interactive start-up on %s (nullb-lat: 2 in service, 4 ms each); "
 	       "a sync reader reads %d small files (4-16 KiB, random), one request at a time, "
-	       "100 us think time, alone and under %d sequential readers (128 KiB, 8 outstanding "
+	       "100 us think time (3 ms: a reader slowed by the CPUs it shares), alone and under %d sequential readers (128 KiB, 8 outstanding "
 	       "each); the core at its defaults (depth=auto seeded 2, fairness=time), fifo at depth 32\n\n",
 	       sim_dev_name(&m, name, sizeof(name)), STARTUP_FILES, STARTUP_STREAMERS);
 	printf("| reader | scheduler | boost_ms | alone ms | loaded ms | loaded / alone | reader p99 ms (loaded) | streamers MB/s (loaded) | mean depth |\n");
@@ -1461,7 +1465,8 @@ static void startup_table(struct sim *sm, u64 seed)
 			c.depth_max = 256;
 		}
 		for (l = 0; l < 2; l++) {
-			startup_mix(sm, l, rows[k].key_per_req, rows[k].ra_every);
+			startup_mix(sm, l, rows[k].key_per_req, rows[k].ra_every,
+				    rows[k].think_ns);
 			dev_run(sm, &dr, &m, &c, seed);
 			ms[l] = sm->f[0].completed < STARTUP_FILES ? -1 :
 				(double)(sm->f[0].last_done_ns - sm->f[0].start_ns) / 1e6;
@@ -1475,9 +1480,10 @@ static void startup_table(struct sim *sm, u64 seed)
 			}
 			sim_reset_results(sm);
 		}
-		printf("| %s | %s | %s | %.0f | %.0f | %.2f | %.1f | %.1f | %.1f |\n",
+		printf("| %s%s | %s | %s | %.0f | %.0f | %.2f | %.1f | %.1f | %.1f |\n",
 		       rows[k].ra_every ? "one key, inode read-ahead" :
 		       rows[k].key_per_req ? "one key per file" : "one key",
+		       rows[k].think_ns > 100 * US ? ", 3 ms think" : "",
 		       rows[k].policy, rows[k].policy[1] == 'i' ? "-" :
 		       rows[k].boost,
 		       ms[0], ms[1], ms[0] > 0 && ms[1] > 0 ? ms[1] / ms[0] : -1,
