@@ -190,10 +190,10 @@ void fq_antic_complete(struct fq_sched *fqs, struct fq_flow *fqf,
  * most idle_us, but a flow the boost serves (fq_boost.c) is waited for up
  * to the time its own requests take below (at most 20 ms): not waited
  * for, its next request would wait about that long behind one of the
- * others', and the boost is bounded in time and share anyway.  (A program starting up
- * under TCG thinks 2-6 ms between its reads while ten readers stream:
- * past idle_us, so without this it was never waited for; simulator
- * STARTUP, 3 ms think: 1.27x -> 1.0x its time alone.)
+ * others', and the boost is bounded in time and share anyway.  (A
+ * program starting up under TCG thinks 2-6 ms between its reads while
+ * ten readers stream: past idle_us, so without this it was never waited
+ * for; simulator STARTUP, 3 ms think: 1.27x -> 0.99x its time alone.)
  */
 u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf)
 {
