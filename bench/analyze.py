@@ -260,7 +260,8 @@ def measurement(obj):
     # fairq's own count of what it completed in the window.
     f0, f1 = obj.get("fairq0") or {}, m["fairq_stats"]
     m["fq_iops"] = m["fq_mib_s"] = None
-    if ms and "done_reqs" in f0 and "done_reqs" in f1:
+    # (a window cut short leaves a stats file read half-way: both keys)
+    if ms and all(k in f for f in (f0, f1) for k in ("done_reqs", "done_bytes")):
         m["fq_iops"] = (f1["done_reqs"] - f0["done_reqs"]) * 1000.0 / ms
         m["fq_mib_s"] = ((f1["done_bytes"] - f0["done_bytes"]) / MIB
                          * 1000.0 / ms)

@@ -777,8 +777,11 @@ measure() {
 			# shellcheck disable=SC2207
 			args+=($(job_args "$TARGET" "$l"))
 		done
+		# --foreground: fio stays in this process group, so vm/init's
+		# stall watchdog sees its CPU time while it starts thousands of
+		# threads (minutes under TCG, with no I/O yet)
 		# shellcheck disable=SC2086
-		timeout -k 10 "$(fio_limit "$wl")" fio $FIO_COMMON --output-format=$fmt \
+		timeout --foreground -k 10 "$(fio_limit "$wl")" fio $FIO_COMMON --output-format=$fmt \
 			--output="$out.fio0" "${args[@]}" >"$out.err" 2>&1 || rc=$?
 	fi
 	[ "$rc" = 124 ] || [ "$rc" = 137 ] && stuck_report "$dev $wl $cfg"
