@@ -104,8 +104,13 @@ struct fairq_dev {
 	 * work item to send down; fd->lock
 	 */
 	struct bio_list deferred;
-	/* submitters waiting for the core to go below max_queued */
+	/*
+	 * submitters over max_queued: room_wait while the core is full (one
+	 * woken per request dispatched), share_wait while their flow has its
+	 * share (all woken at each dispatch); fairq_wait_room()
+	 */
 	struct wait_queue_head room_wait;
+	struct wait_queue_head share_wait;
 
 	/*
 	 * Pass-through (fairq_io.c): while pass is set, a bio that finds
@@ -191,6 +196,7 @@ void fairq_submit_bio(struct bio *bio);
 void fairq_io_start(struct fairq_dev *fd);
 void fairq_io_stop(struct fairq_dev *fd);
 void fairq_kick(struct fairq_dev *fd);
+void fairq_wake_waiters(struct fairq_dev *fd);
 void fairq_pass_refresh(struct fairq_dev *fd);
 void fairq_pass_figures(struct fairq_dev *fd, struct fairq_pass_figs *pf);
 

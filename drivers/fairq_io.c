@@ -211,9 +211,14 @@ static void fairq_collect(struct fairq_dev *fd, u64 now_ns, struct bio_list *lis
 		/* what the core counted: the slots taken and its new ones */
 		fairq_note_busy(fd, taken + n);
 	}
-	/* waiters re-check under fd->lock, where they were queued */
-	if (!bio_list_empty(list) && waitqueue_active(&fd->room_wait))
-		wake_up(&fd->room_wait);
+	if (n) {
+		/* waiters re-check under fd->lock: one per request gone */
+		if (waitqueue_active(&fd->room_wait))
+			wake_up_nr(&fd->room_wait, n);
+		/* ... and each of those held back by their flow's share */
+		if (waitqueue_active(&fd->share_wait))
+			wake_up(&fd->share_wait);
+	}
 	next_ns = fq_sched_next_event(fd->fqs, now_ns);
 	/* a passed bio's completion kicks dispatch too (fairq_pass_put()) */
 	if (unlikely(!next_ns && fd->nr_queued && !atomic_read(&fd->slots))) {
@@ -259,6 +264,18 @@ static void fairq_submit_list(struct bio_list *list)
 	blk_finish_plug(&plug);
 }
 
+/* A tunable changed (max_queued raised, say): every waiter re-checks. */
+void fairq_wake_waiters(struct fairq_dev *fd)
+{
+	lockdep_assert_held(&fd->lock);
+	/* under fd->lock, where they re-check */
+	if (waitqueue_active(&fd->room_wait))
+		wake_up_all(&fd->room_wait);
+	/* (the same) */
+	if (waitqueue_active(&fd->share_wait))
+		wake_up(&fd->share_wait);
+}
+
 /* The work item: what submitters handed over, then what the core lets go. */
 static void fairq_dispatch(struct fairq_dev *fd)
 {
@@ -274,9 +291,16 @@ static void fairq_dispatch(struct fairq_dev *fd)
 		fairq_collect(fd, now_ns, &list);
 		fairq_pass_update(fd, now_ns);
 	}
-	/* max_queued may have been raised */
-	if (waitqueue_active(&fd->room_wait))
+	/*
+	 * Room that no dispatch here opened (the drain at power-off, a
+	 * completion of the last request): the next in line re-checks under
+	 * fd->lock; a raised max_queued wakes them all (fairq_wake_waiters()).
+	 */
+	if (!fq_sched_queue_full(fd->fqs) && waitqueue_active(&fd->room_wait))
 		wake_up(&fd->room_wait);
+	/* (under fd->lock, as above) */
+	if (waitqueue_active(&fd->share_wait))
+		wake_up(&fd->share_wait);
 	spin_unlock_irqrestore(&fd->lock, flags);
 	fairq_submit_list(&list);
 }
@@ -549,19 +573,40 @@ static bool fairq_keep_own(struct fairq_dev *fd, struct bio_list *list,
 static bool fairq_wait_room(struct fairq_dev *fd, struct fairq_io *fio,
 			    unsigned long *flags)
 {
+	struct wait_queue_head *wq;
 	DEFINE_WAIT(wait);
+	bool full;
 
 	lockdep_assert_held(&fd->lock);
 
 	if (fio->orig->bi_opf & REQ_NOWAIT)
 		return false;
 	do {
-		prepare_to_wait(&fd->room_wait, &wait, TASK_UNINTERRUPTIBLE);
+		/*
+		 * The core is full: wait in line, one waiter woken per
+		 * request dispatched (fairq_collect()); waking them all
+		 * made a thousand waiters take fd->lock at every dispatch.
+		 * Only the flow's share is taken: wait for any dispatch.
+		 */
+		full = fq_sched_queue_full(fd->fqs);
+		wq = full ? &fd->room_wait : &fd->share_wait;
+		if (full)
+			prepare_to_wait_exclusive(wq, &wait, TASK_UNINTERRUPTIBLE);
+		else
+			prepare_to_wait(wq, &wait, TASK_UNINTERRUPTIBLE);
 		spin_unlock_irqrestore(&fd->lock, *flags);
 		io_schedule();
 		spin_lock_irqsave(&fd->lock, *flags);
+		finish_wait(wq, &wait);
+		/*
+		 * Woken in line for room this flow may not use: pass the
+		 * wakeup on, or the room could stay unused while the next
+		 * in line sleeps.
+		 */
+		if (full && !fq_sched_queue_full(fd->fqs) &&
+		    !fq_sched_may_queue(fd->fqs, &fio->rq))
+			wake_up(&fd->room_wait);
 	} while (!fq_sched_may_queue(fd->fqs, &fio->rq));
-	finish_wait(&fd->room_wait, &wait);
 	return true;
 }
 
@@ -722,6 +767,7 @@ int fairq_io_init(struct fairq_dev *fd)
 	INIT_WORK(&fd->dispatch_work, fairq_dispatch_work);
 	INIT_WORK(&fd->table_work, fairq_table_work);
 	init_waitqueue_head(&fd->room_wait);
+	init_waitqueue_head(&fd->share_wait);
 	hrtimer_init(&fd->timer, CLOCK_MONOTONIC, HRTIMER_MODE_ABS);
 	fd->timer.function = fairq_timer_fn;
 	return 0;

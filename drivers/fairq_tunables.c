@@ -169,6 +169,8 @@ static int fairq_sched_store(struct fairq_dev *fd, const char *name, const char 
 	mutex_lock(&fd->tun_lock);
 	spin_lock_irqsave(&fd->lock, flags);
 	ret = fq_sched_set(fd->fqs, name, buf);
+	if (!ret)
+		fairq_wake_waiters(fd);
 	/*
 	 * A deeper queue or another policy may let bios go now; the work
 	 * item resumes pass-through at the depth now in force.

@@ -202,12 +202,17 @@ void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns)
 		fqs->st.overflow_enq++;
 }
 
+bool fq_sched_queue_full(const struct fq_sched *fqs)
+{
+	return fqs->queued >= fqs->max_queued;
+}
+
 bool fq_sched_may_queue(struct fq_sched *fqs, const struct fq_req *rq)
 {
 	const struct fq_flow *fqf;
 	u32 share;
 
-	if (fqs->queued >= fqs->max_queued)
+	if (fq_sched_queue_full(fqs))
 		return false;
 	/* up to half full, no flow is held back: no lookup either */
 	if (fqs->queued < fqs->max_queued / 2)

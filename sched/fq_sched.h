@@ -267,6 +267,14 @@ void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns);
 bool fq_sched_may_queue(struct fq_sched *fqs, const struct fq_req *rq);
 
 /*
+ * fq_sched_queue_full - true when max_queued requests are queued: no
+ * request may be queued, whatever its flow (fq_sched_may_queue()'s first
+ * reason).  A caller that holds submitters back can wake one of them per
+ * request dispatched while this is why they wait.
+ */
+bool fq_sched_queue_full(const struct fq_sched *fqs);
+
+/*
  * fq_sched_dispatch - the next request to send down, or NULL when nothing
  * may go now: nothing queued, "depth" requests already in flight, the
  * core is holding the turn for an idle sync flow (anticipation), or only
