@@ -50,7 +50,6 @@ enum {
 	FQ_ANTIC_BOOST_DEPTH = 2,	/* boosted seeky flows (fq_boost.c) */
 	FQ_INJECT_SLOWER_PCT = 150,	/* a slowdown by injection from this */
 	FQ_INJECT_SLACK_NS = 50000,	/* ... and by more than this [ns] */
-	FQ_ANTIC_BOOST_MAX_NS = 20000000,	/* a boosted flow's window, most */
 };
 
 /* How far @rq starts from where @fqf's last request ended, as a sample. */
@@ -185,24 +184,12 @@ void fq_antic_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 		fqf->antic_until = now_ns + fq_antic_window(fqs, fqf);
 }
 
-/*
- * How long to wait for @fqf's next request [ns]; 0 = do not wait.  At
- * most idle_us, but a flow the boost serves (fq_boost.c) is waited for up
- * to the time its own requests take below (at most 20 ms): not waited
- * for, its next request would wait about that long behind one of the
- * others', and the boost is bounded in time and share anyway.  (A
- * program starting up under TCG thinks 2-6 ms between its reads while
- * ten readers stream: past idle_us, so without this it was never waited
- * for; simulator STARTUP, 3 ms think: 1.27x -> 0.99x its time alone.)
- */
+/* How long to wait for @fqf's next request [ns]; 0 = do not wait. */
 u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf)
 {
 	u64 cap = (u64)fqs->idle_us * 1000;
 	u64 w;
 
-	if (cap && fq_flow_lane(fqs, fqf) && fqf->svc_ns > cap)
-		cap = fqf->svc_ns < FQ_ANTIC_BOOST_MAX_NS ? fqf->svc_ns :
-		      FQ_ANTIC_BOOST_MAX_NS;
 	if (!cap || fqf->ttime_n < FQ_TTIME_MIN_SAMPLES ||
 	    fqf->ttime_ns > cap || fqf->ttime_ns >= fqf->svc_ns)
 		return 0;

@@ -2396,47 +2396,6 @@ static void t_boost_share(void)
 }
 
 /*
- * How long a flow is waited for: at most idle_us (2 ms), but a flow the
- * boost serves up to its own service time.  A reader thinking 3 ms
- * between 4 ms requests is not waited for, unless the boost serves it;
- * idle_us=0 still turns every wait off, and a think time as long as the
- * service time is never waited for.
- */
-static void t_boost_window(void)
-{
-	struct fq_flow *fqf;
-
-	th_new("cfq");
-	th_set("depth", "2");
-	th_enq(1, 0, 4096, SYNC, 0);
-	fqf = fq_table_find(th.s, 1);
-	CHECK(fqf != NULL);
-	if (!fqf) {
-		th_free();
-		return;
-	}
-	fqf->ttime_n = 5;
-	fqf->ttime_ns = 3 * MS;
-	fqf->svc_ns = 4 * MS;
-	fqf->flags &= ~FQ_FF_LANE;
-	CHECK_EQ(fq_antic_window(th.s, fqf), 0);
-	fqf->flags |= FQ_FF_LANE;
-	fqf->boost_until = th.now + 1000 * MS;
-	CHECK_EQ(fq_antic_window(th.s, fqf), 4 * MS);
-	fqf->ttime_ns = 1 * MS;				/* 2 x 1 ms + slack */
-	CHECK_EQ(fq_antic_window(th.s, fqf), 2 * MS + 50 * US);
-	fqf->ttime_ns = 4 * MS;				/* as long as a request */
-	CHECK_EQ(fq_antic_window(th.s, fqf), 0);
-	fqf->ttime_ns = 3 * MS;
-	th_set("idle_us", "0");
-	CHECK_EQ(fq_antic_window(th.s, fqf), 0);
-	fqf->boost_until = 0;
-	fqf->flags &= ~FQ_FF_LANE;
-	CHECK_EQ(th_run(10, NULL), 1);
-	th_free();
-}
-
-/*
  * The reserve of slots (depth 3, four deep bulk flows): a boosted reader,
  * anticipated, leaves the others depth - 1 slots while its request is in
  * flight; one of its requests taking twice as long as its fastest (it
@@ -3715,7 +3674,6 @@ static const struct fq_test_case cases[] = {
 	{ "boost_readahead", t_boost_readahead },
 	{ "boost_share", t_boost_share },
 	{ "boost_reserve", t_boost_reserve },
-	{ "boost_window", t_boost_window },
 	{ "many_single_flows", t_many_single_flows },
 	{ "pool_reclaim", t_pool_reclaim },
 	{ "reap_on_idle", t_reap_on_idle },
