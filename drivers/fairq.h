@@ -196,7 +196,7 @@ void fairq_submit_bio(struct bio *bio);
 void fairq_io_start(struct fairq_dev *fd);
 void fairq_io_stop(struct fairq_dev *fd);
 void fairq_kick(struct fairq_dev *fd);
-void fairq_wake_waiters(struct fairq_dev *fd);
+void fairq_wake_room(struct fairq_dev *fd, unsigned int n);
 void fairq_pass_refresh(struct fairq_dev *fd);
 void fairq_pass_figures(struct fairq_dev *fd, struct fairq_pass_figs *pf);
 

@@ -188,6 +188,22 @@ static void fairq_arm_timer(struct fairq_dev *fd, u64 next_ns, u64 now_ns)
 	hrtimer_start(&fd->timer, ns_to_ktime(next_ns), HRTIMER_MODE_ABS);
 }
 
+/*
+ * Room in the core for @n more requests (0: for every waiter, as when
+ * the core was drained or max_queued raised): that many waiting in line
+ * re-check, and all of those held back by their flow's share.
+ */
+void fairq_wake_room(struct fairq_dev *fd, unsigned int n)
+{
+	lockdep_assert_held(&fd->lock);
+	/* they re-check under fd->lock, where they were queued */
+	if (waitqueue_active(&fd->room_wait))
+		wake_up_nr(&fd->room_wait, n);
+	/* (the same) */
+	if (waitqueue_active(&fd->share_wait))
+		wake_up(&fd->share_wait);
+}
+
 /* Move everything the core lets go now onto @list; re-arm the timer. */
 static void fairq_collect(struct fairq_dev *fd, u64 now_ns, struct bio_list *list)
 {
@@ -211,14 +227,8 @@ static void fairq_collect(struct fairq_dev *fd, u64 now_ns, struct bio_list *lis
 		/* what the core counted: the slots taken and its new ones */
 		fairq_note_busy(fd, taken + n);
 	}
-	if (n) {
-		/* waiters re-check under fd->lock: one per request gone */
-		if (waitqueue_active(&fd->room_wait))
-			wake_up_nr(&fd->room_wait, n);
-		/* ... and each of those held back by their flow's share */
-		if (waitqueue_active(&fd->share_wait))
-			wake_up(&fd->share_wait);
-	}
+	if (n)
+		fairq_wake_room(fd, n);
 	next_ns = fq_sched_next_event(fd->fqs, now_ns);
 	/* a passed bio's completion kicks dispatch too (fairq_pass_put()) */
 	if (unlikely(!next_ns && fd->nr_queued && !atomic_read(&fd->slots))) {
@@ -264,18 +274,6 @@ static void fairq_submit_list(struct bio_list *list)
 	blk_finish_plug(&plug);
 }
 
-/* A tunable changed (max_queued raised, say): every waiter re-checks. */
-void fairq_wake_waiters(struct fairq_dev *fd)
-{
-	lockdep_assert_held(&fd->lock);
-	/* under fd->lock, where they re-check */
-	if (waitqueue_active(&fd->room_wait))
-		wake_up_all(&fd->room_wait);
-	/* (the same) */
-	if (waitqueue_active(&fd->share_wait))
-		wake_up(&fd->share_wait);
-}
-
 /* The work item: what submitters handed over, then what the core lets go. */
 static void fairq_dispatch(struct fairq_dev *fd)
 {
@@ -291,16 +289,6 @@ static void fairq_dispatch(struct fairq_dev *fd)
 		fairq_collect(fd, now_ns, &list);
 		fairq_pass_update(fd, now_ns);
 	}
-	/*
-	 * Room that no dispatch here opened (the drain at power-off, a
-	 * completion of the last request): the next in line re-checks under
-	 * fd->lock; a raised max_queued wakes them all (fairq_wake_waiters()).
-	 */
-	if (!fq_sched_queue_full(fd->fqs) && waitqueue_active(&fd->room_wait))
-		wake_up(&fd->room_wait);
-	/* (under fd->lock, as above) */
-	if (waitqueue_active(&fd->share_wait))
-		wake_up(&fd->share_wait);
 	spin_unlock_irqrestore(&fd->lock, flags);
 	fairq_submit_list(&list);
 }
@@ -584,7 +572,7 @@ static bool fairq_wait_room(struct fairq_dev *fd, struct fairq_io *fio,
 	do {
 		/*
 		 * The core is full: wait in line, one waiter woken per
-		 * request dispatched (fairq_collect()); waking them all
+		 * request dispatched (fairq_wake_room()); waking them all
 		 * made a thousand waiters take fd->lock at every dispatch.
 		 * Only the flow's share is taken: wait for any dispatch.
 		 */
@@ -854,6 +842,8 @@ void fairq_io_stop(struct fairq_dev *fd)
 		fd->nr_queued--;
 		bio_list_add(&list, &fio->clone);
 	}
+	/* room that no dispatch opened */
+	fairq_wake_room(fd, 0);
 	spin_unlock_irqrestore(&fd->lock, flags);
 	fairq_submit_list(&list);
 

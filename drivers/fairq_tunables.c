@@ -169,8 +169,8 @@ static int fairq_sched_store(struct fairq_dev *fd, const char *name, const char 
 	mutex_lock(&fd->tun_lock);
 	spin_lock_irqsave(&fd->lock, flags);
 	ret = fq_sched_set(fd->fqs, name, buf);
-	if (!ret)
-		fairq_wake_waiters(fd);
+	if (!ret)	/* max_queued may have been raised */
+		fairq_wake_room(fd, 0);
 	/*
 	 * A deeper queue or another policy may let bios go now; the work
 	 * item resumes pass-through at the depth now in force.
