@@ -151,15 +151,26 @@ static void fairq_pass_update(struct fairq_dev *fd, u64 now_ns)
 	smp_store_release(&fd->pass, true);
 }
 
+/* The core wants a bigger or smaller flow table: fairq_table_work(). */
+static void fairq_table_check(struct fairq_dev *fd)
+{
+	if (unlikely(fq_sched_table_want(fd->fqs)))
+		queue_work(fd->wq, &fd->table_work);
+}
+
 /*
  * A slot came back (fd->lock held): refill from the work item, never
  * inline (this may be hard irq, or a lower driver's thread that our
  * submission could wait on), or resume pass-through if nothing waits.
+ * Flows may have gone (the device went idle), and bios that pass make
+ * no core call: a table grown for a burst shrinks now, not at the next
+ * queued bio.
  */
 static void fairq_slot_freed(struct fairq_dev *fd, u64 now_ns)
 {
 	lockdep_assert_held(&fd->lock);
 
+	fairq_table_check(fd);
 	if (fd->nr_queued)
 		queue_work(fd->wq, &fd->dispatch_work);
 	else
@@ -627,8 +638,7 @@ static void fairq_enqueue(struct fairq_dev *fd, struct fairq_io *fio)
 	/* after any wait: the core may have emptied and pass-through resumed */
 	fairq_pass_stop(fd, now_ns);
 	fq_sched_enqueue(fd->fqs, &fio->rq, now_ns);
-	if (unlikely(fq_sched_table_want(fd->fqs)))
-		queue_work(fd->wq, &fd->table_work);
+	fairq_table_check(fd);
 	fd->nr_queued++;
 	fairq_collect(fd, now_ns, &list);
 	own = fairq_keep_own(fd, &list, &fio->clone);
@@ -717,7 +727,8 @@ void fairq_submit_bio(struct bio *bio)
  * (a burst of keys is over): allocate the table it wants here, where
  * sleeping is allowed, and install it under the lock (fq_sched.h).
  * NOIO: this allocation must not wait for writeback through this very
- * device.  On failure the old table stays, and the next bio asks again.
+ * device.  On failure the old table stays, and the next bio queued or
+ * completed asks again.
  */
 static void fairq_table_work(struct work_struct *work)
 {

@@ -24,7 +24,8 @@
  * one request at a time, and a flow that comes and goes cannot collect
  * more than its credit per round.  Drained flows with a claim wait on the
  * class's idle lists and are freed when the round their claim belongs to
- * ends (or when the pool needs them).
+ * ends (or when the pool needs them); so do drained flows that owe a debt,
+ * until the round they are credited for is over.
  *
  * Anticipation (idle_us): when a sync flow drains within its turn (sfq:
  * whenever a sync bucket drains, its turn being one request), the class
@@ -140,11 +141,12 @@ s64 fq_drr_base_allowance(const struct fq_sched *fqs)
 
 void fq_classq_init(struct fq_classq *cq)
 {
+	u32 i;
+
 	fq_list_init(&cq->cur);
 	fq_list_init(&cq->next);
-	fq_list_init(&cq->idle[FQ_IDLE_PREV]);
-	fq_list_init(&cq->idle[FQ_IDLE_CUR]);
-	fq_list_init(&cq->idle[FQ_IDLE_NEXT]);
+	for (i = 0; i < FQ_IDLE_WHEEL; i++)
+		fq_list_init(&cq->idle[i]);
 	fq_list_init(&cq->later);
 	fq_list_init(&cq->boost);
 	cq->boost_tokens = 0;
@@ -433,40 +435,53 @@ bool fq_drr_behind(const struct fq_sched *fqs, const struct fq_flow *fqf)
 	return fq_round_diff(cq->later_min, fqf->round) > 0;
 }
 
-/* Drained flows' claims age by one round; the oldest go. */
-static void fq_classq_age_idle(struct fq_sched *fqs, struct fq_classq *cq)
+/* The drained flows on @idle are kept (filed again) or freed anew. */
+static void fq_classq_refile_idle(struct fq_sched *fqs, struct fq_node *idle)
 {
-	struct fq_node *prev = &cq->idle[FQ_IDLE_PREV];
+	struct fq_node todo;
 	struct fq_flow *fqf;
 
-	while (!fq_list_empty(prev)) {
-		fqf = fq_entry(prev->next, struct fq_flow, link);
+	fq_list_init(&todo);
+	fq_list_splice_tail(idle, &todo);
+	while (!fq_list_empty(&todo)) {
+		fqf = fq_entry(todo.next, struct fq_flow, link);
 		fq_flow_unlink(fqs, fqf);
 		fq_flow_release(fqs, fqf);
 	}
-	fq_list_splice_tail(&cq->idle[FQ_IDLE_CUR], prev);
-	fq_list_splice_tail(&cq->idle[FQ_IDLE_NEXT], &cq->idle[FQ_IDLE_CUR]);
+}
+
+/*
+ * The class entered a new round: claims two rounds old go, flows parked
+ * on that list (credited further ahead than the wheel) are filed again.
+ */
+static void fq_classq_age_idle(struct fq_sched *fqs, struct fq_classq *cq)
+{
+	fq_classq_refile_idle(fqs, &cq->idle[fq_idle_bucket(cq->round - 2)]);
 }
 
 /*
  * The current round is over: the next one starts, stale claims go.  When
  * no flow is credited for the next round either, only debtors are left:
  * the class skips straight to the first round one of them is credited
- * for (claims of the skipped rounds are stale), without looping.
+ * for (claims of the skipped rounds are stale), without looping more
+ * than once round the wheel of idle lists.
  */
 static void fq_classq_next_round(struct fq_sched *fqs, struct fq_classq *cq)
 {
 	s32 skip = 0;
-	int i;
+	u32 i;
 
 	if (fq_list_empty(&cq->next) && !fq_list_empty(&cq->later))
 		skip = fq_round_diff(cq->later_min, cq->round + 1);
-	for (i = 0; i < skip && i < FQ_IDLE_LISTS; i++) {
+	for (i = 0; (s32)i < skip && i < FQ_IDLE_WHEEL; i++) {
 		cq->round++;
 		fq_classq_age_idle(fqs, cq);
 	}
-	if (skip > 0)
-		cq->round += (u32)(skip - i);
+	if (skip > (s32)i) {
+		cq->round += (u32)skip - i;
+		for (i = 0; i < FQ_IDLE_WHEEL; i++)
+			fq_classq_refile_idle(fqs, &cq->idle[i]);
+	}
 	cq->round++;
 	cq->round_work = 0;
 	fq_classq_age_idle(fqs, cq);

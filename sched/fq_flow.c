@@ -378,15 +378,20 @@ static void fq_flow_release_now(struct fq_sched *fqs, struct fq_flow *fqf)
 	fq_flow_free(fqs, fqf);
 }
 
-/* Free the oldest drained flow that only keeps a claim; false if none. */
+/*
+ * Free the drained flow that only keeps the oldest claim (or the nearest
+ * debt) of the lowest class; false if none.
+ */
 static bool fq_flow_reclaim(struct fq_sched *fqs)
 {
 	struct fq_node *idle;
-	int ci, i;
+	u32 i;
+	int ci;
 
 	for (ci = FQ_PRIO_COUNT - 1; ci >= 0; ci--) {
-		for (i = 0; i < FQ_IDLE_LISTS; i++) {
-			idle = &fqs->cq[ci].idle[i];
+		for (i = 0; i < FQ_IDLE_WHEEL; i++) {
+			idle = &fqs->cq[ci].idle[fq_idle_bucket(fqs->cq[ci].round
+								- 1 + i)];
 			if (fq_list_empty(idle))
 				continue;
 			fq_flow_release_now(fqs,
@@ -446,25 +451,31 @@ struct fq_flow *fq_flow_new(struct fq_sched *fqs, u64 key, u8 flags)
 }
 
 /*
- * fq_flow_idle_slot - which idle list a drained flow waits on (FQ_IDLE_*),
- * or -1 when it has nothing worth keeping: credit of the next round, of
- * this round (or debt in it), or unused credit of the round just ended
- * (it had requests in flight across the end of the round).  A flow never
- * placed in a class (a policy without ->activate, fifo) has none.
+ * fq_flow_idle_slot - which idle list of its class a drained flow waits on
+ * (fq_internal.h: the wheel of rounds), or -1 when it has nothing worth
+ * keeping.  It keeps its credit of this round or one ahead, its unused
+ * credit of the round just ended (it had requests in flight across the
+ * end of the round), or a debt: credited for a later round, it is served
+ * again only when the class gets there.  Kept, such a flow is found again
+ * by its key however many flows there are; freed, it came back from a
+ * flow memory of FQ_MEM_SLOTS, so at 2,048 readers at queue depth 1 a
+ * flow was allocated for every request and most debts were forgotten.
+ * A flow never placed in a class (a policy without ->activate, fifo) has
+ * none.
  */
 static int fq_flow_idle_slot(struct fq_sched *fqs, struct fq_flow *fqf)
 {
-	u32 d;
+	u32 round;
+	s32 d;
 
 	if (fqf->ci >= FQ_PRIO_COUNT)
 		return -1;
-	d = fqf->round - fqs->cq[fqf->ci].round;
-	if (d == 1)
-		return FQ_IDLE_NEXT;
-	if (d == 0)
-		return FQ_IDLE_CUR;
-	if (d == (u32)-1 && fqf->deficit > 0)
-		return FQ_IDLE_PREV;
+	round = fqs->cq[fqf->ci].round;
+	d = fq_round_diff(fqf->round, round);
+	if (d > FQ_IDLE_WHEEL - 2)	/* parked: filed again in time */
+		return (int)fq_idle_bucket(round - 2);
+	if (d >= 0 || (d == -1 && fqf->deficit > 0))
+		return (int)fq_idle_bucket(fqf->round);
 	return -1;
 }
 
@@ -511,7 +522,7 @@ void fq_flows_reap(struct fq_sched *fqs)
 	if (antic && antic->where == FQ_FW_NONE && fq_flow_idle(antic))
 		fq_flow_release(fqs, antic);
 	for (ci = 0; ci < FQ_PRIO_COUNT; ci++) {
-		for (i = 0; i < FQ_IDLE_LISTS; i++) {
+		for (i = 0; i < FQ_IDLE_WHEEL; i++) {
 			idle = &fqs->cq[ci].idle[i];
 			while (!fq_list_empty(idle))
 				fq_flow_release_now(fqs,

@@ -211,19 +211,28 @@ struct fq_flow {
 	struct fq_counts c;	/* per-flow counters */
 };
 
-/* Idle lists of a class: drained flows whose credit is of round ... */
+/*
+ * Idle lists of a class, a wheel of rounds: a drained flow whose credit
+ * is of round r waits on idle[r % FQ_IDLE_WHEEL] (r from the round just
+ * ended to FQ_IDLE_WHEEL - 2 rounds ahead: a claim, or a debt being paid)
+ * and goes when its round is two behind; one credited further ahead is
+ * parked on the list the wheel comes back to last and filed again then
+ * (fq_flow_idle_slot(), fq_classq_age_idle()).
+ */
 enum {
-	FQ_IDLE_PREV,	/* round - 1, unused */
-	FQ_IDLE_CUR,	/* round */
-	FQ_IDLE_NEXT,	/* round + 1 */
-	FQ_IDLE_LISTS,
+	FQ_IDLE_WHEEL = 64,	/* a power of two */
 };
+
+static inline u32 fq_idle_bucket(u32 round)
+{
+	return round & (FQ_IDLE_WHEEL - 1);
+}
 
 /* Round robin state of one priority class. */
 struct fq_classq {
 	struct fq_node cur;	/* flows with credit in this round */
 	struct fq_node next;	/* flows served up to their credit */
-	struct fq_node idle[3];	/* drained flows by round: FQ_IDLE_* */
+	struct fq_node idle[FQ_IDLE_WHEEL];	/* drained flows by round */
 	/* busy flows credited for a round after next (paying a debt) */
 	struct fq_node later;
 	u32 later_min;		/* the earliest round of a flow on later */

@@ -124,12 +124,18 @@ static void check_classes(struct fq_sched *fqs)
 			i++;
 		}
 		INV(i <= busy);
-		for (i = 0; i < FQ_IDLE_LISTS; i++) {
+		/*
+		 * idle: on the list of their round, from the round just
+		 * ended on, or parked elsewhere while that is far ahead
+		 */
+		for (i = 0; i < FQ_IDLE_WHEEL; i++) {
 			for (n = cq->idle[i].next; n != &cq->idle[i];
 			     n = n->next) {
 				f = fq_entry(n, struct fq_flow, link);
 				INV(f->where == FQ_FW_IDLE && f->ci == ci);
-				INV(f->round == cq->round + i - FQ_IDLE_CUR);
+				INV(fq_round_diff(f->round, cq->round) >= -1);
+				INV(fq_idle_bucket(f->round) == i ||
+				    fq_round_diff(f->round, cq->round) >= 0);
 			}
 		}
 	}

@@ -2137,6 +2137,74 @@ static void t_debt_survives_reap(void)
 	th_free();
 }
 
+/*
+ * Many flows at queue depth 1 keep their place and their debts: @nf
+ * readers, half at weight 200 and half at 100, each sending its next
+ * request as soon as the last completes, depth 4.  Past FQ_ROUND_FLOWS
+ * a turn's credit is below a request's cost, so each request leaves its
+ * flow credited for a later round as it drains (at quantum 1 and 2,048
+ * flows, further ahead than the wheel of idle lists).  Such a flow used
+ * to be freed and come back from the flow memory of FQ_MEM_SLOTS (64)
+ * slots: a flow was allocated for nearly every request (6,596 for 30,000
+ * requests at 256 flows).  Checks the shares by weight (of the last 3/4
+ * of @n completions) and the flows created.
+ */
+static void th_debtors_run(int nf, const char *quantum, int n)
+{
+	enum { DEPTH = 4 };
+	static struct fq_req rq[2048];
+	struct fq_req *ring[DEPTH], *r;
+	u64 served[2] = { 0, 0 };
+	unsigned int head = 0, tail = 0;
+	struct fq_stats st;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "4");
+	th_set("quantum", quantum);
+	th_set("idle_us", "0");
+	th_set("boost_ms", "0");
+	for (i = 0; i < nf; i++) {
+		rq[i] = (struct fq_req){ .key = (u64)i + 1, .bytes = 4096,
+					 .flags = SYNC,
+					 .weight = i < nf / 2 ? 200 : 100 };
+		fq_sched_enqueue(th.s, &rq[i], th.now);
+	}
+	for (i = 0; i < n; i++) {
+		while (tail - head < DEPTH &&
+		       (r = fq_sched_dispatch(th.s, th.now)))
+			ring[tail++ % DEPTH] = r;
+		CHECK(tail != head);
+		if (tail == head)
+			break;
+		r = ring[head++ % DEPTH];
+		th.now += 10 * US;
+		fq_sched_complete(th.s, r, 0, th.now);
+		if (i >= n / 4)
+			served[r->weight == 200 ? 0 : 1]++;
+		r->sector += 8;
+		fq_sched_enqueue(th.s, r, th.now);
+	}
+	CHECK_EQ(fq_check_invariants(th.s), 0);
+	fq_sched_stats(th.s, &st);
+	printf("  %d flows, quantum %s: weight 200 : 100 served %llu : %llu, flows created %llu\n",
+	       nf, quantum, (unsigned long long)served[0],
+	       (unsigned long long)served[1],
+	       (unsigned long long)st.flow_allocs);
+	CHECK(served[0] * 100 >= served[1] * 180);
+	CHECK(served[0] * 100 <= served[1] * 220);
+	CHECK(st.flow_allocs <= (u64)nf + (u64)nf / 8);
+	while (head != tail)
+		fq_sched_complete(th.s, ring[head++ % DEPTH], 0, th.now);
+	th_free();
+}
+
+static void t_drained_debtors_kept(void)
+{
+	th_debtors_run(256, "8", 40000);
+	th_debtors_run(2048, "1", 80000);
+}
+
 /* A flow issuing one request at a time keeps its turn (no idling). */
 static void t_claim_keeps_turn(void)
 {
@@ -3667,6 +3735,7 @@ static const struct fq_test_case cases[] = {
 	{ "expiry_weights", t_expiry_weights },
 	{ "debt_loop_bounded", t_debt_loop_bounded },
 	{ "debt_survives_reap", t_debt_survives_reap },
+	{ "drained_debtors_kept", t_drained_debtors_kept },
 	{ "claim_keeps_turn", t_claim_keeps_turn },
 	{ "new_flow_waits_turn", t_new_flow_waits_turn },
 	{ "boost_interactive", t_boost_interactive },
