@@ -68,7 +68,8 @@ enum {
 	FQ_BOOST_MAX_BYTES = 128 << 10,	/* a larger request is greedy */
 	FQ_BOOST_BURST = 2,		/* token cap: base turns' credit */
 	FQ_BOOST_GOOD_RUN = 16,		/* fast completions: one slot less */
-	FQ_BOOST_RESERVE_MAX = 2,	/* slots kept for a boosted flow */
+	/* slots kept for a boosted flow: at depth 4 the others keep one */
+	FQ_BOOST_RESERVE_MAX = 3,
 	FQ_BOOST_MAX_SERVED = 2048,	/* requests a boost serves at most */
 };
 
