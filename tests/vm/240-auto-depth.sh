@@ -10,8 +10,8 @@
 #    one request after another).  Two random 4 KiB readers keep more I/O
 #    outstanding than the depth can hold (2 x QD), for RUNTIME s; depth_now
 #    is sampled every second.  The median of the last 9 samples must lie in the band:
-#      - null_blk C = 1, 2, 4 (C = 4 at 2 x NSEC: at most 500 a second,
-#        as C = 2, which a TCG guest drives): [C, 4C].  C servers behind blk-mq's
+#      - null_blk C = 1, 2, 4 (C = 4 at 4 x NSEC: at most 250 a second,
+#        well below what a TCG guest drives): [C, 4C].  C servers behind blk-mq's
 #        tag wait: a depth below C idles a server (a quarter of the
 #        throughput or more).  On real hardware a depth above C only
 #        queues in the device; under TCG the refill after a completion
@@ -50,6 +50,12 @@
 #    held an unjudged move up, and pass-through after every take-over
 #    kept the epochs unseen; fixed in the core, fq_sched_pass_depth()).
 #    Then, here: C=1: 1, C=2: 2, C=4: 6 (4 ms), C=32: 48 (184 epochs).
+#    At 8 ms C=4 still was not device-bound: the guest drove 387-416 of
+#    the 500 a second (5 Dec, three runs: medians 5, 4, 5), and one run
+#    held depth 3 at 378 IOPS, 3 % under depth 4's, under the gain a move
+#    must show: the band's edge met or missed by the host's load.  At
+#    16 ms a depth of 3 loses a quarter (188 against 250 a second); two
+#    runs: medians 4 and 4 at 208 and 223 IOPS, samples 3-6.
 # 2. No bio lost.  On the C = 4 null_blk (memory backed), a verified fio
 #    write (crc32c, read back) while depth goes auto -> 4 -> auto and the
 #    policy cfq -> sfq -> fifo -> cfq, fairness time -> bytes -> time:
@@ -65,7 +71,7 @@ RUNTIME=${AUTO_RUNTIME:-$(scaled 30)}
 # vdc: 500 IOPS, epochs of 8 + 2 x depth completions from the seed 32
 RUNTIME_VDC=${AUTO_RUNTIME_VDC:-$(scaled 50)}
 NSEC=4000000		# nullb-lat's service time [ns]
-NSEC4=8000000		# C = 4: 500 IOPS at most, as C = 2 at NSEC
+NSEC4=16000000		# C = 4: 250 IOPS at most, device-bound under TCG
 NSEC32=20000000		# C = 32: 1600 IOPS at most, below what TCG drives
 SAMPLES=$TMPDIR/depth
 
