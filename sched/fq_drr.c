@@ -8,7 +8,7 @@
  * entering a round is credited quantum * weight cost units; serving a
  * request costs FQ_WEIGHT_BASE units per request (fairness=requests), per
  * byte (fairness=bytes) or per ns of its modelled device time
- * (fairness=time: rq->charge_ns, a quantum being quantum_us), so a flow of weight 100 gets one quantum
+ * (fairness=time: fq_charge_ns(), a quantum being quantum_us), so a flow of weight 100 gets one quantum
  * per turn and one of weight 400 four.  A weight too small to pay for
  * one request per round (sfq's quantum is one request) builds up credit
  * over several rounds, so the share stays weight over total weight.
@@ -82,13 +82,13 @@ static bool fq_weight_changes(const struct fq_flow *fqf,
 	return rq->weight ? w != fqf->weight : w > fqf->weight;
 }
 
-/* fairness=time: rq->charge_ns <= 2^40, so this is below 2^47 */
+/* fairness=time: fq_charge_ns() <= 2^40, so this is below 2^47 */
 static s64 fq_cost(const struct fq_sched *fqs, const struct fq_req *rq)
 {
 	if (fqs->fairness == FQ_FAIR_BYTES)
 		return (s64)fq_rq_bytes(rq) * FQ_WEIGHT_BASE;
 	if (fqs->fairness == FQ_FAIR_TIME)
-		return (s64)rq->charge_ns * FQ_WEIGHT_BASE;
+		return (s64)fq_charge_ns(fqs, rq) * FQ_WEIGHT_BASE;
 	return FQ_WEIGHT_BASE;
 }
 

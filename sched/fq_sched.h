@@ -134,12 +134,6 @@ struct fq_req {
 	struct fq_node fifo;	/* expiry list link (oldest first) */
 	u32 state;		/* FQ_RS_*, for the core's own checks */
 	u64 seq;		/* enqueue sequence number (enqueue order) */
-	/*
-	 * fairness=time: the device time the request was modelled to take
-	 * when it was queued [ns] (bytes at quantum_bytes per quantum_us
-	 * while no model exists); bytes stays the real length
-	 */
-	u64 charge_ns;
 };
 
 /* Counters kept per flow and for the whole device. */
