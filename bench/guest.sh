@@ -940,10 +940,34 @@ startup_read_ms() {	# startup_read_ms: mount cold, read every file; STARTUP_MS
 	return "$rc"
 }
 
+# startup_streaming N: wait until N fio processes have read from a disk
+# (read_bytes in /proc/PID/io: counted as each bio is submitted), at most
+# 60 s.  Under TCG ten fio processes take seconds to start, longer on a
+# loaded host: a read timed after a fixed ramp of 1 s began before most
+# readers had issued their first read (12-05: in fairq's stats the ten
+# readers' flows appeared after the ramp, in 5 of 6 runs).
+startup_streaming() {
+	local want=$1 i n d comm k v
+	for ((i = 0; i < 300; i++)); do
+		n=0
+		for d in /proc/[0-9]*; do
+			read -r comm 2>/dev/null <"$d/comm" || continue
+			[ "$comm" = fio ] || continue
+			while read -r k v; do
+				[ "$k" = read_bytes: ] && [ "$v" -gt 0 ] && n=$((n + 1))
+			done 2>/dev/null <"$d/io"
+		done
+		[ "$n" -ge "$want" ] && return 0
+		sleep 0.2
+	done
+	say "startup: $n of $want readers streaming after 60 s"
+	return 1
+}
+
 # startup_one DEV LOWER CFG REP: one BENCH_STARTUP line.
 startup_one() {
 	local dev=$1 lower=$2 cfg=$3 rep=$4 alone loaded pids=() p rc=0 lower_r0 lower_r1
-	local fs_cfg=$cfg streams
+	local fs_cfg=$cfg streams stats0
 	NMEAS=$((NMEAS + 1))
 	if [ "$PLAN_ONLY" = 1 ]; then
 		echo "PLAN $dev startup $cfg $rep $((RUNTIME * 4 + OVH_S * 2))"
@@ -968,18 +992,26 @@ startup_one() {
 			--output=/dev/null >/dev/null 2>&1 &
 		pids+=($!)
 	done
+	startup_streaming "$STARTUP_READERS" || rc=1
 	sleep "$RAMP"
+	: >"$W/startup.fq0"
+	[ -r "/sys/block/$FQNAME/fairq/stats" ] && cat "/sys/block/$FQNAME/fairq/stats" >"$W/startup.fq0"
 	read -r _ _ lower_r0 _ </sys/block/"$lower"/stat
 	startup_read_ms || rc=1
 	read -r _ _ lower_r1 _ </sys/block/"$lower"/stat
 	loaded=$STARTUP_MS
+	: >"$W/startup.fq"
+	[ -r "/sys/block/$FQNAME/fairq/stats" ] && cat "/sys/block/$FQNAME/fairq/stats" >"$W/startup.fq"
+	stats_json "$W/startup.fq0"
+	stats0=$STATS
+	stats_json "$W/startup.fq"
 	for p in "${pids[@]}"; do kill "$p" 2>/dev/null; done
 	for p in "${pids[@]}"; do wait "$p" 2>/dev/null; done
 	cfg_down "$lower"
 	[ "$rc" = 0 ] || NFAILED=$((NFAILED + 1))
-	printf 'BENCH_STARTUP {"dev":"%s","cfg":"%s","rep":%d,"rc":%d,"files":%d,"readers":%d,"alone_ms":%d,"loaded_ms":%d,"lower_sectors_read_loaded":%d,"args":"%s"}\n' \
+	printf 'BENCH_STARTUP {"dev":"%s","cfg":"%s","rep":%d,"rc":%d,"files":%d,"readers":%d,"alone_ms":%d,"loaded_ms":%d,"lower_sectors_read_loaded":%d,"args":"%s","fairq0":%s,"fairq":%s}\n' \
 		"$dev" "$cfg" "$rep" "$rc" "$STARTUP_FILES" "$STARTUP_READERS" "$alone" "$loaded" \
-		$((lower_r1 - lower_r0)) "$CFG_NOTE"
+		$((lower_r1 - lower_r0)) "$CFG_NOTE" "$stats0" "$STATS"
 	say "#$NMEAS $dev startup $cfg rep $rep: ${alone} ms alone, ${loaded} ms under $STARTUP_READERS readers"
 }
 
