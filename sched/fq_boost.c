@@ -53,13 +53,13 @@
  *    lost boost stays lost, in the flow memory too.
  *
  * Anticipation (fq_antic.c, fq_drr.c) waits for a flow served by the
- * boost from depth 2, seeky or not (others: 4), and up to
- * FQ_BOOST_HOLD_DEPTH the other flows keep out of a reserve of slots
- * while its request is in flight and during its window: its next request
- * must find a server free, not queue behind bulk requests inside the
- * device (a depth above the device's concurrency).  The reserve (1 to
- * FQ_BOOST_RESERVE_MAX) is learnt from the boosted requests' service
- * times, see fq_boost_complete().
+ * boost from depth 2, seeky or not (others: 4), through a longer think
+ * time than others (fq_antic_window()), and the other flows keep out of
+ * a reserve of slots while its request is in flight and during its
+ * window: its next request must find a server free, not queue behind
+ * bulk requests inside the device (a depth above the device's
+ * concurrency).  The reserve (1 to depth - 1) is learnt from the boosted
+ * requests' service times, see fq_boost_complete().
  */
 #include "fq_internal.h"
 
@@ -68,8 +68,6 @@ enum {
 	FQ_BOOST_MAX_BYTES = 128 << 10,	/* a larger request is greedy */
 	FQ_BOOST_BURST = 2,		/* token cap: base turns' credit */
 	FQ_BOOST_GOOD_RUN = 16,		/* fast completions: one slot less */
-	/* slots kept for a boosted flow: at depth 4 the others keep one */
-	FQ_BOOST_RESERVE_MAX = 3,
 	FQ_BOOST_MAX_SERVED = 2048,	/* requests a boost serves at most */
 };
 
@@ -206,20 +204,28 @@ bool fq_boost_reserved(const struct fq_sched *fqs, const struct fq_flow *fqf)
 /*
  * A request of @fqf completed after @svc_ns below.  A boosted request
  * that took half as long again as the fastest one seen queued behind
- * others inside the device: one more slot is reserved (the depth is
- * above the device's own concurrency).  FQ_BOOST_GOOD_RUN near the
- * fastest in a row give one back.  The floor rises by 1/256 per sample,
- * so that it follows a device that got slower; under depth=auto the
- * controller's latency floor (fq_depth.h) counts too, since at a depth
- * above the device's concurrency every boosted request may queue.
+ * others inside the device (the depth is above the device's own
+ * concurrency): the reserve doubles, plus one, up to depth - 1, so that
+ * at a depth far above the device's servers (depth=auto at 8 or 16 over
+ * a two-server null_blk, where the guest's CPUs, not the device, set
+ * the throughput) a few slow requests free the device for it, not one
+ * slot per slow request.  FQ_BOOST_GOOD_RUN near the fastest in a row
+ * give one back.  The floor rises by 1/256 per sample, so that it
+ * follows a device that got slower; under depth=auto the controller's
+ * latency floor (fq_depth.h) counts too, since at a depth above the
+ * device's concurrency every boosted request may queue.  A device whose
+ * latency rises with its queue (an SSD) grows the reserve too: the
+ * others then keep fewer slots while a flow is boosted, which the
+ * boost's bounds (boost_ms, FQ_BOOST_MAX_SERVED) keep short.
  */
 void fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 		       const struct fq_req *rq, u64 svc_ns)
 {
+	u32 most = fqs->depth_now > 1 ? fqs->depth_now - 1 : 1;
 	u64 floor = fqs->boost_svc_floor;
+	u32 r;
 
-	if (!fq_flow_lane(fqs, fqf) || !(rq->flags & FQ_REQ_SYNC) ||
-	    fqs->depth_now > FQ_BOOST_HOLD_DEPTH)
+	if (!fq_flow_lane(fqs, fqf) || !(rq->flags & FQ_REQ_SYNC))
 		return;
 	floor += floor / 256;
 	if (!floor || svc_ns < floor)
@@ -229,8 +235,8 @@ void fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 	if (!fqs->depth && fqs->dc.lat_min && fqs->dc.lat_min < floor)
 		floor = fqs->dc.lat_min;
 	if (svc_ns > floor + floor / 2) {
-		if (fqs->boost_reserve < FQ_BOOST_RESERVE_MAX)
-			fqs->boost_reserve++;
+		r = 2 * fqs->boost_reserve + 1;
+		fqs->boost_reserve = r < most ? r : most;
 		fqs->boost_good = 0;
 	} else if (svc_ns <= floor + floor / 8 &&
 		   ++fqs->boost_good >= FQ_BOOST_GOOD_RUN) {

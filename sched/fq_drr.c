@@ -654,8 +654,7 @@ static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
 		 fq_busy(fqs) + fqs->nr_batch - fqf->inflight - fqf->nr_batch >=
 		 fqs->inject;
 	if (fq_flow_lane(fqs, fqf)) {
-		if (!fq_boost_reserved(fqs, fqf) ||
-		    (own && fqs->depth_now > FQ_BOOST_HOLD_DEPTH))
+		if (!fq_boost_reserved(fqs, fqf))
 			return false;
 	} else if (!behind && (own ||
 		   fq_busy(fqs) + fqs->nr_batch + 1 < fqs->depth_now)) {

@@ -556,14 +556,6 @@ static inline bool fq_flow_lane(const struct fq_sched *fqs,
 	return (fqf->flags & FQ_FF_LANE) && fq_flow_boosted(fqs, fqf);
 }
 
-/*
- * Up to this depth a boosted flow's anticipation keeps its reserve of
- * slots while its own request is in flight too (fq_boost.c): a shallow
- * depth is a device with few servers behind a FIFO, where the next
- * request would queue behind the others'; a deep one has room.
- */
-#define FQ_BOOST_HOLD_DEPTH	4
-
 /* fq_antic.c: think time and the anticipation window */
 void fq_antic_enqueue(struct fq_sched *fqs, struct fq_flow *fqf,
 		      const struct fq_req *rq);

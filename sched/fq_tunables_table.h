@@ -76,7 +76,7 @@ FQ_TUNABLE(depth_max, depth_max, FQ_TK_NUMBER, 1, 4096, 256, "requests", "",
 	   fq_set_depth_max,
 	   "upper bound of depth=auto")
 FQ_TUNABLE(idle_us, idle_us, FQ_TK_NUMBER, 0, 100000, 2000, "us", "", NULL,
-	   "anticipation cap: a sync flow that has just emptied keeps a slot for 2 x its think time when that is below this and its service time, 0 = off")
+	   "anticipation cap: a sync flow that has just emptied keeps a slot for 2 x its think time when that is below this and its service time (a flow in its interactive boost: below 10 x this and 4 x its service time), 0 = off")
 FQ_TUNABLE(boost_ms, boost_ms, FQ_TK_NUMBER, 0, 60000, 3000, "ms", "", NULL,
 	   "interactive boost: a new sync flow of the BE class goes ahead of the bulk flows, at most half of the class's service, for this long or until it turns greedy (more than 4 requests outstanding, one above 128 KiB, or async), 0 = off")
 FQ_TUNABLE(idle_grace_ms, grace_ms, FQ_TK_NUMBER, 0, 60000, 200, "ms", "", NULL,

@@ -1392,7 +1392,8 @@ static void antic_table(struct sim *sm, u64 seed)
 /*
  * Interactive start-up (issue 16): one sync reader reads STARTUP_FILES
  * small files (4, 8, 12, 16 KiB in turn, random places), one request at
- * a time, thinking 100 us between them, alone and while ten sequential
+ * a time, thinking 100 us between them (3 or 6 ms in the last rows: a
+ * reader slowed by the CPUs it shares), alone and while ten sequential
  * readers stream 128 KiB requests, 8 outstanding each (a 1 MiB psync read
  * split to the lower device's limit), from 2.5 s before it starts; on a
  * nullb-lat-like device (2 servers, 4 ms per request whatever its size).
@@ -1444,6 +1445,8 @@ static void startup_table(struct sim *sm, u64 seed)
 		{ "fifo", "0", false, false, 16, 3 * MS },
 		{ "cfq", "0", false, true, 16, 3 * MS },
 		{ "cfq", "default", false, true, 16, 3 * MS },
+		{ "cfq", "default", false, true, 16, 6 * MS },
+		{ "cfq", "default", false, true, 0, 6 * MS },
 	};
 	double ms[2], p99 = 0, smbs = 0;
 	struct dev_run dr;
@@ -1453,7 +1456,7 @@ static void startup_table(struct sim *sm, u64 seed)
 
 	printf("\nSTARTUP: interactive start-up on %s (nullb-lat: 2 in service, 4 ms each); "
 	       "a sync reader reads %d small files (4-16 KiB, random), one request at a time, "
-	       "100 us think time (3 ms: a reader slowed by the CPUs it shares), alone and under %d sequential readers (128 KiB, 8 outstanding "
+	       "100 us think time (3 or 6 ms: a reader slowed by the CPUs it shares), alone and under %d sequential readers (128 KiB, 8 outstanding "
 	       "each); the core at its defaults (depth=auto seeded 2, fairness=time), fifo at depth 32\n\n",
 	       sim_dev_name(&m, name, sizeof(name)), STARTUP_FILES, STARTUP_STREAMERS);
 	printf("| reader | scheduler | boost_ms | alone ms | loaded ms | loaded / alone | reader p99 ms (loaded) | streamers MB/s (loaded) | mean depth |\n");
@@ -1488,6 +1491,7 @@ static void startup_table(struct sim *sm, u64 seed)
 		printf("| %s%s | %s | %s | %.0f | %.0f | %.2f | %.1f | %.1f | %.1f |\n",
 		       rows[k].ra_every ? "one key, inode read-ahead" :
 		       rows[k].key_per_req ? "one key per file" : "one key",
+		       rows[k].think_ns > 3 * MS ? ", 6 ms think" :
 		       rows[k].think_ns > 100 * US ? ", 3 ms think" : "",
 		       rows[k].policy, rows[k].policy[1] == 'i' ? "-" :
 		       rows[k].boost,

@@ -98,6 +98,17 @@ static void th_done(struct fq_req *rq, int status)
 	fq_sched_complete(th.s, rq, status, th.now);
 }
 
+/* Whether @rq was dispatched and has not completed. */
+static bool th_below(const struct fq_req *rq)
+{
+	int i;
+
+	for (i = 0; i < th.nin; i++)
+		if (th.inflight[i] == rq)
+			return true;
+	return false;
+}
+
 /* Dispatch and complete one at a time; record keys; returns how many. */
 static int th_run(int max, u64 *keys)
 {
@@ -2511,6 +2522,109 @@ static void t_boost_reserve(void)
 }
 
 /*
+ * The reserve at a depth above the device's servers (depth 8, eight deep
+ * bulk flows): each boosted request that took three times its fastest
+ * doubles the reserve (1 -> 3 -> 7: the others keep 7, 5, then 1 below),
+ * 16 fast ones in a row give one back.
+ */
+static void t_boost_reserve_deep(void)
+{
+	static const int want[] = { 7, 7, 7, 7, 7, 5, 1, 1 };
+	struct fq_req *s;
+	int r, i, k, others;
+
+	th_new("cfq");
+	th_set("depth", "8");
+	th_set("quantum", "4");
+	for (k = 0; k < 8; k++)
+		for (i = 0; i < 8; i++)
+			th_enq(10 + (u64)k, (1ull << 30) + (u64)(k * 64 + i) * 8,
+			       4096, SYNC, 0);
+	while (th_disp())
+		;
+	for (r = 0; r < 30; r++) {
+		th.now += 100 * US;		/* the reader thinks */
+		s = th_enq(1, (u64)r * 8, 4096, SYNC, 0);
+		for (i = th.nin - 1; i >= 0; i--) {	/* the others complete */
+			struct fq_req *b = th.inflight[i];
+
+			th_done(b, 0);
+			th_enq(b->key, (1ull << 30) + (u64)th.n * 8, 4096,
+			       SYNC, 0);
+		}
+		CHECK(th_disp() == s);		/* by the boost */
+		while (th_disp())
+			;
+		others = th.nin - 1;
+		if (r < (int)ARRAY_SIZE(want))
+			CHECK_EQ(others, want[r]);
+		else if (r == 22)	/* 16 fast ones after the slow ones */
+			CHECK_EQ(others, 2);
+		th.now += r == 4 || r == 5 ? 12 * MS : 4 * MS;
+		th_done(s, 0);
+	}
+	th_free();
+}
+
+/*
+ * A boosted reader that thinks longer than idle_us and than its own
+ * requests take (6 ms against 2 ms and 4 ms: a program starting up on
+ * CPUs it shares) is still waited for: after its completion the others
+ * keep out of its slot (depth 2: one of theirs below) until its window,
+ * 2 x its think time, is over.  Without the boost it is not waited for
+ * (its think time is above idle_us), and the slot goes to them at once.
+ */
+static void t_boost_long_think(void)
+{
+	struct fq_req *s, *b;
+	int boost, r, i, k;
+
+	for (boost = 0; boost < 2; boost++) {
+		th_new("cfq");
+		th_set("depth", "2");
+		th_set("quantum", "4");
+		if (!boost)
+			th_set("boost_ms", "0");
+		for (k = 0; k < 4; k++)
+			for (i = 0; i < 8; i++)
+				th_enq(10 + (u64)k, (1ull << 30) +
+				       (u64)(k * 64 + i) * 8, 4096, SYNC, 0);
+		for (r = 0; r < 6; r++) {
+			th.now += 6 * MS;	/* the reader thinks */
+			s = th_enq(1, (u64)r * 8, 4096, SYNC, 0);
+			/* the others run until the reader's request is below */
+			for (i = 0; i < 200 && !th_below(s); i++) {
+				while (th.nin && th.inflight[0] != s) {
+					b = th.inflight[0];
+					th_done(b, 0);
+					th_enq(b->key, (1ull << 30) +
+					       (u64)th.n * 8, 4096, SYNC, 0);
+				}
+				while (th_disp())
+					;
+			}
+			CHECK(i < 200);
+			th.now += 4 * MS;
+			th_done(s, 0);
+			/* two think-time samples: waited for if boosted */
+			b = th_disp();
+			CHECK_EQ(b == NULL, boost && r >= 2);
+			if (!b && r == 5) {	/* after the window: go */
+				th.now += 12 * MS + 100 * US;
+				CHECK(th_disp() != NULL);
+			}
+			while (th.nin) {
+				b = th.inflight[0];
+				th_done(b, 0);
+				th_enq(b->key, (1ull << 30) + (u64)th.n * 8,
+				       4096, SYNC, 0);
+			}
+		}
+		th_free();
+	}
+}
+
+/*
  * Many flows with one request each, completed in dispatch order by a
  * 4-wide device: every flow gets the same service (no phase lock in
  * which a flow is always in flight when a round ends).
@@ -3783,6 +3897,8 @@ static const struct fq_test_case cases[] = {
 	{ "boost_readahead", t_boost_readahead },
 	{ "boost_share", t_boost_share },
 	{ "boost_reserve", t_boost_reserve },
+	{ "boost_reserve_deep", t_boost_reserve_deep },
+	{ "boost_long_think", t_boost_long_think },
 	{ "many_single_flows", t_many_single_flows },
 	{ "pool_reclaim", t_pool_reclaim },
 	{ "reap_on_idle", t_reap_on_idle },
