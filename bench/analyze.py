@@ -759,7 +759,8 @@ def section_startup(st, runs):
     return ("## Interactive start-up\n\nReading " + str(a0["files"]) +
             " small files (4-16 KiB, 10 directories) cold from ext4 with cat, "
             "alone and while " + str(a0["readers"]) + " direct sequential "
-            "readers (1 MiB, psync) stream from the same disk; medians.\n\n"
+            "readers (1 MiB, psync) stream from the same disk (the timed "
+            "read begins once every reader has read); medians.\n\n"
             + md_table(["disk", "config", "alone ms", "loaded ms", "loaded / alone", "reps"],
                        rows) + "\n"
             + (f"\n`{STARTUP_CONTROL}` is a control, not a scheduler: the "
