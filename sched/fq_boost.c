@@ -44,8 +44,8 @@
  *    of its requests outstanding (queued or in flight): a streaming or
  *    deep reader (W1, W3, W4, a psync 1 MiB reader split into 128 KiB
  *    pieces) loses it at its first requests.  Read-ahead (FQ_REQ_RAHEAD)
- *    is not counted as outstanding and never turns a flow greedy by
- *    number: to read an inode ext4 first reads up
+ *    is not counted as outstanding, queued or in flight, and never turns
+ *    a flow greedy by number: to read an inode ext4 first reads up
  *    to 31 other blocks of the inode table ahead, one 4 KiB bio each,
  *    then the inode's own block; page-cache read-ahead comes in bursts
  *    too.  A program starting up lost its boost at its first inode so
@@ -107,8 +107,8 @@ void fq_boost_check(struct fq_sched *fqs, struct fq_flow *fqf,
 	else if (rq->bytes > FQ_BOOST_MAX_BYTES)
 		fq_boost_stop(fqf, &st->boost_end_size);
 	else if (!(rq->flags & FQ_REQ_RAHEAD) &&
-		 fqf->nr_queued + fqf->nr_batch - fqf->nr_ra + fqf->inflight >
-		 FQ_BOOST_MAX_REQS)
+		 fqf->nr_queued + fqf->nr_batch - fqf->nr_ra + fqf->inflight -
+		 fqf->ra_inflight > FQ_BOOST_MAX_REQS)
 		fq_boost_stop(fqf, &st->boost_end_depth);
 }
 

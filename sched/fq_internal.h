@@ -198,6 +198,7 @@ struct fq_flow {
 	u32 nr_queued;		/* requests on ->queue */
 	u32 nr_batch;		/* requests picked into the dispatch batch */
 	u32 inflight;		/* requests dispatched, not completed */
+	u32 ra_inflight;	/* of them FQ_REQ_RAHEAD (fq_boost.c) */
 	u32 weight;		/* 1..FQ_WEIGHT_MAX, explicit or from the level */
 	u16 ioprio;		/* class and level served at */
 	u8 ci;			/* FQ_CI_* */

@@ -363,6 +363,8 @@ static struct fq_req *fq_req_start(struct fq_sched *fqs, struct fq_req *rq,
 	rq->state = FQ_RS_INFLIGHT;
 	rq->dispatch_ns = now_ns;
 	fqf->inflight++;
+	if (rq->flags & FQ_REQ_RAHEAD)
+		fqf->ra_inflight++;
 	fqs->inflight++;
 	fqs->dispatches++;
 	fq_antic_dispatch(fqs, fqf, now_ns);
@@ -444,6 +446,8 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 						   fq_rq_bytes(rq),
 						   fqs->full_ns);
 	fqf->inflight--;
+	if (rq->flags & FQ_REQ_RAHEAD)
+		fqf->ra_inflight--;
 	fqs->inflight--;
 	fq_full_account(fqs, now_ns);
 	fqf->c.done_reqs++;

@@ -2448,6 +2448,35 @@ static void t_boost_readahead(void)
 }
 
 /*
+ * Read-ahead in flight is not outstanding either: at depth 8 a boosted
+ * reader's burst of eight read-ahead requests goes down at once, and the
+ * request it queues while they are below keeps its boost.
+ */
+static void t_boost_readahead_inflight(void)
+{
+	struct fq_stats st;
+	int i;
+
+	th_new("cfq");
+	th_set("depth", "8");
+	for (i = 0; i < 8; i++)
+		th_enq(1, (u64)(100 + i) * 8, 4096, SYNC | FQ_REQ_RAHEAD, 0);
+	while (th_disp())
+		;
+	CHECK_EQ(th.nin, 8);
+	th_enq(1, 8, 4096, SYNC, 0);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.boost_starts, 1);
+	CHECK_EQ(st.boost_end_depth, 0);
+	/* five of its own below, not read-ahead: greedy */
+	for (i = 0; i < 4; i++)
+		th_enq(1, (u64)(200 + i) * 8, 4096, SYNC, 0);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.boost_end_depth, 1);
+	th_free();
+}
+
+/*
  * What the boost grants is bounded in share: a boosted flow that always
  * has a request queued (it never thinks, but keeps one outstanding) gets
  * at most as much as the others together (plus the token cap), against
@@ -3896,6 +3925,7 @@ static const struct fq_test_case cases[] = {
 	{ "boost_greedy", t_boost_greedy },
 	{ "boost_readahead", t_boost_readahead },
 	{ "boost_share", t_boost_share },
+	{ "boost_readahead_inflight", t_boost_readahead_inflight },
 	{ "boost_reserve", t_boost_reserve },
 	{ "boost_reserve_deep", t_boost_reserve_deep },
 	{ "boost_long_think", t_boost_long_think },
