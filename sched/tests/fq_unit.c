@@ -2503,6 +2503,64 @@ static void t_boost_share(void)
 	}
 }
 
+/* @nbulk bulk flows (keys 10..), 8 requests queued each, far sectors. */
+static void tb_bulk_fill(int nbulk)
+{
+	int k, i;
+
+	for (k = 0; k < nbulk; k++)
+		for (i = 0; i < 8; i++)
+			th_enq(10 + (u64)k, (1ull << 30) + (u64)(k * 64 + i) * 8,
+			       4096, SYNC, 0);
+}
+
+/* @b, a bulk request below, completes; its flow queues another. */
+static void tb_bulk_again(struct fq_req *b)
+{
+	th_done(b, 0);
+	th_enq(b->key, (1ull << 30) + (u64)th.n * 8, 4096, SYNC, 0);
+}
+
+/*
+ * A boosted reader against @nbulk deep bulk flows at depth @depth: each
+ * round it thinks 100 us, the others' requests complete, its request
+ * goes first by the boost, and the others fill the rest.  After round r
+ * the others keep want[r] below (rounds past @nwant: 2 at round 22, 16
+ * fast ones after the slow ones); rounds @slow_from..@slow_to take
+ * @slow_ns (queued inside the device), the others 4 ms.
+ */
+static void tb_reserve_run(const char *depth, int nbulk, const int *want,
+			   int nwant, int slow_from, int slow_to, u64 slow_ns)
+{
+	struct fq_req *s;
+	int r, i, others;
+
+	th_new("cfq");
+	th_set("depth", depth);
+	th_set("quantum", "4");
+	tb_bulk_fill(nbulk);
+	while (th_disp())
+		;
+	/* the reader's sectors sort first in a dispatch batch */
+	for (r = 0; r < 30; r++) {
+		th.now += 100 * US;		/* the reader thinks */
+		s = th_enq(1, (u64)r * 8, 4096, SYNC, 0);
+		for (i = th.nin - 1; i >= 0; i--)	/* the others complete */
+			tb_bulk_again(th.inflight[i]);
+		CHECK(th_disp() == s);		/* by the boost */
+		while (th_disp())
+			;
+		others = th.nin - 1;
+		if (r < nwant)
+			CHECK_EQ(others, want[r]);
+		else if (r == 22)
+			CHECK_EQ(others, 2);
+		th.now += r >= slow_from && r <= slow_to ? slow_ns : 4 * MS;
+		th_done(s, 0);
+	}
+	th_free();
+}
+
 /*
  * The reserve of slots (depth 3, four deep bulk flows): a boosted reader,
  * anticipated, leaves the others depth - 1 slots while its request is in
@@ -2513,41 +2571,8 @@ static void t_boost_share(void)
 static void t_boost_reserve(void)
 {
 	static const int want[] = { 2, 2, 2, 2, 2, 1, 1, 1 };
-	struct fq_req *s;
-	int r, i, k, others;
 
-	th_new("cfq");
-	th_set("depth", "3");
-	th_set("quantum", "4");
-	for (k = 0; k < 4; k++)
-		for (i = 0; i < 8; i++)
-			th_enq(10 + (u64)k, (1ull << 30) + (u64)(k * 64 + i) * 8,
-			       4096, SYNC, 0);
-	while (th_disp())
-		;
-	/* the reader's sectors sort first in a dispatch batch */
-	for (r = 0; r < 30; r++) {
-		th.now += 100 * US;		/* the reader thinks */
-		s = th_enq(1, (u64)r * 8, 4096, SYNC, 0);
-		for (i = th.nin - 1; i >= 0; i--) {	/* the others complete */
-			struct fq_req *b = th.inflight[i];
-
-			th_done(b, 0);
-			th_enq(b->key, (1ull << 30) + (u64)th.n * 8, 4096,
-			       SYNC, 0);
-		}
-		CHECK(th_disp() == s);		/* by the boost */
-		while (th_disp())
-			;
-		others = th.nin - 1;
-		if (r < (int)ARRAY_SIZE(want))
-			CHECK_EQ(others, want[r]);
-		else if (r == 22)	/* 16 fast ones after the slow one */
-			CHECK_EQ(others, 2);
-		th.now += r == 4 ? 8 * MS : 4 * MS;	/* r == 4 queued */
-		th_done(s, 0);
-	}
-	th_free();
+	tb_reserve_run("3", 4, want, ARRAY_SIZE(want), 4, 4, 8 * MS);
 }
 
 /*
@@ -2559,40 +2584,8 @@ static void t_boost_reserve(void)
 static void t_boost_reserve_deep(void)
 {
 	static const int want[] = { 7, 7, 7, 7, 7, 5, 1, 1 };
-	struct fq_req *s;
-	int r, i, k, others;
 
-	th_new("cfq");
-	th_set("depth", "8");
-	th_set("quantum", "4");
-	for (k = 0; k < 8; k++)
-		for (i = 0; i < 8; i++)
-			th_enq(10 + (u64)k, (1ull << 30) + (u64)(k * 64 + i) * 8,
-			       4096, SYNC, 0);
-	while (th_disp())
-		;
-	for (r = 0; r < 30; r++) {
-		th.now += 100 * US;		/* the reader thinks */
-		s = th_enq(1, (u64)r * 8, 4096, SYNC, 0);
-		for (i = th.nin - 1; i >= 0; i--) {	/* the others complete */
-			struct fq_req *b = th.inflight[i];
-
-			th_done(b, 0);
-			th_enq(b->key, (1ull << 30) + (u64)th.n * 8, 4096,
-			       SYNC, 0);
-		}
-		CHECK(th_disp() == s);		/* by the boost */
-		while (th_disp())
-			;
-		others = th.nin - 1;
-		if (r < (int)ARRAY_SIZE(want))
-			CHECK_EQ(others, want[r]);
-		else if (r == 22)	/* 16 fast ones after the slow ones */
-			CHECK_EQ(others, 2);
-		th.now += r == 4 || r == 5 ? 12 * MS : 4 * MS;
-		th_done(s, 0);
-	}
-	th_free();
+	tb_reserve_run("8", 8, want, ARRAY_SIZE(want), 4, 5, 12 * MS);
 }
 
 /*
@@ -2606,7 +2599,7 @@ static void t_boost_reserve_deep(void)
 static void t_boost_long_think(void)
 {
 	struct fq_req *s, *b;
-	int boost, r, i, k;
+	int boost, r, i;
 
 	for (boost = 0; boost < 2; boost++) {
 		th_new("cfq");
@@ -2614,21 +2607,14 @@ static void t_boost_long_think(void)
 		th_set("quantum", "4");
 		if (!boost)
 			th_set("boost_ms", "0");
-		for (k = 0; k < 4; k++)
-			for (i = 0; i < 8; i++)
-				th_enq(10 + (u64)k, (1ull << 30) +
-				       (u64)(k * 64 + i) * 8, 4096, SYNC, 0);
+		tb_bulk_fill(4);
 		for (r = 0; r < 6; r++) {
 			th.now += 6 * MS;	/* the reader thinks */
 			s = th_enq(1, (u64)r * 8, 4096, SYNC, 0);
 			/* the others run until the reader's request is below */
 			for (i = 0; i < 200 && !th_below(s); i++) {
-				while (th.nin && th.inflight[0] != s) {
-					b = th.inflight[0];
-					th_done(b, 0);
-					th_enq(b->key, (1ull << 30) +
-					       (u64)th.n * 8, 4096, SYNC, 0);
-				}
+				while (th.nin && th.inflight[0] != s)
+					tb_bulk_again(th.inflight[0]);
 				while (th_disp())
 					;
 			}
@@ -2642,12 +2628,8 @@ static void t_boost_long_think(void)
 				th.now += 12 * MS + 100 * US;
 				CHECK(th_disp() != NULL);
 			}
-			while (th.nin) {
-				b = th.inflight[0];
-				th_done(b, 0);
-				th_enq(b->key, (1ull << 30) + (u64)th.n * 8,
-				       4096, SYNC, 0);
-			}
+			while (th.nin)
+				tb_bulk_again(th.inflight[0]);
 		}
 		th_free();
 	}
