@@ -164,10 +164,15 @@ static int fairq_emit_totals(char *buf, struct fairq_dev *fd, const struct fq_st
 	return at;
 }
 
-/* Flows are allocated as keys appear: how many, kept spare, and failed. */
+/*
+ * Flows are allocated as keys appear: how many, kept spare, the table
+ * that finds them, and failed.
+ */
 static int fairq_emit_flow_mem(char *buf, int at, const struct fq_stats *st)
 {
 	at += sysfs_emit_at(buf, at, "flows_spare %u\n", st->flows_spare);
+	at += sysfs_emit_at(buf, at, "flow_table_chains %u\n",
+			    st->flow_table_chains);
 	at += sysfs_emit_at(buf, at, "flow_allocs %llu\n", st->flow_allocs);
 	at += sysfs_emit_at(buf, at, "flow_alloc_fails %llu\n", st->flow_alloc_fails);
 	return at;

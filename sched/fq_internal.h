@@ -177,6 +177,7 @@ struct fq_flow {
 	u64 head_ns;		/* when ->head became the first [ns] */
 	u64 head_disp;		/* fqs->dispatches then */
 	u32 nr_ra;		/* FQ_REQ_RAHEAD requests queued or in the batch */
+	u32 ra_inflight;	/* ... and in flight (fq_boost.c) */
 	struct fq_flow *hnext;	/* cfq hash chain / pool free list */
 	struct fq_node all;	/* on fqs->flows while taken from the pool */
 	u32 walk_gen;		/* stamp of the flows walk that last visited it */
@@ -198,7 +199,6 @@ struct fq_flow {
 	u32 nr_queued;		/* requests on ->queue */
 	u32 nr_batch;		/* requests picked into the dispatch batch */
 	u32 inflight;		/* requests dispatched, not completed */
-	u32 ra_inflight;	/* of them FQ_REQ_RAHEAD (fq_boost.c) */
 	u32 weight;		/* 1..FQ_WEIGHT_MAX, explicit or from the level */
 	u16 ioprio;		/* class and level served at */
 	u8 ci;			/* FQ_CI_* */

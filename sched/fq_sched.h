@@ -171,6 +171,7 @@ struct fq_stats {
 	u32 flows;
 	u32 flows_max;		/* flows that may exist at once (max_flows) */
 	u32 flows_spare;	/* freed flows kept for new ones */
+	u32 flow_table_chains;	/* chains of the flow table now */
 	u64 flow_allocs;	/* flows created, ever */
 	u64 flow_alloc_fails;	/* flows the environment had no memory for */
 	u64 overflow_enq;	/* requests that went to the overflow flow */

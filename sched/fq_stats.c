@@ -20,6 +20,7 @@ void fq_sched_stats(struct fq_sched *fqs, struct fq_stats *st)
 	st->flows = fqs->nr_flows;
 	st->flows_max = fqs->max_flows;
 	st->flows_spare = fqs->nr_spare;
+	st->flow_table_chains = 1u << fqs->table->bits;
 	st->mem_bytes = (u32)(sizeof(*fqs) + fq_flows_mem(fqs));
 	st->depth_now = fqs->depth_now;
 	st->depth_auto = !fqs->depth;

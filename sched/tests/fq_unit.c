@@ -2928,6 +2928,7 @@ static void t_flows_on_demand(void)
 	fq_sched_stats(th.s, &st);
 	CHECK_EQ(st.flows, 0);
 	CHECK_EQ(st.flows_max, 65536);
+	CHECK_EQ(st.flow_table_chains, 64);
 	CHECK_EQ(st.mem_bytes, base + sizeof(struct fq_table) + 64 * sizeof(void *));
 	CHECK_EQ(fq_sched_table_want(th.s), 0);
 	for (i = 0; i < 10000; i++) {
@@ -2942,7 +2943,7 @@ static void t_flows_on_demand(void)
 	CHECK_EQ(st.flows, 10000);
 	CHECK_EQ(st.overflow_enq, 0);
 	CHECK_EQ(st.flow_allocs, 10000);
-	CHECK_EQ(th.s->table->bits, 14);	/* 16,384 chains */
+	CHECK_EQ(st.flow_table_chains, 16384);
 	CHECK_EQ(fq_sched_table_want(th.s), 0);
 	per_flow = (st.mem_bytes - base) / st.flows;
 	printf("  10000 flows: %u bytes, %zu per flow (flow %zu)\n",
@@ -2979,6 +2980,7 @@ static void t_flows_on_demand(void)
 	CHECK_EQ(th_run(200, NULL), 100);		/* every flow still found */
 	CHECK_EQ(fq_sched_table_resize(th.s), 0);
 	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flow_table_chains, 64);
 	CHECK_EQ(st.mem_bytes, base + FQ_FLOW_SPARE * fq_sched_flow_size() +
 		 sizeof(struct fq_table) + 64 * sizeof(void *));
 	th_free();

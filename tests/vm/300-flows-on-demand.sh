@@ -12,13 +12,16 @@
 # 1. At rest: flows 0, mem_bytes under 16 KiB (no pool up front).
 # 2. NT threads: flows sampled during the run reach 3/4 of NT (each thread
 #    its own flow), overflow_enq and flow_alloc_fails stay 0, mem_bytes
-#    grows by at least 320 bytes per flow; flow_allocs grows by at most
-#    1.5 x NT, not by a flow per read (a drained flow that owes a debt
-#    is kept until its round comes, see sched/README.md); afterwards flows 0,
-#    flows_spare <= 32, and with no further bio mem_bytes minus the
-#    spares (320 bytes each) is back at the fresh device's (the table
-#    shrank to its 64 chains once pass-through resumed; it stayed grown
-#    until the next queued bio before, which a passed bio never was).
+#    grows by at least 320 bytes per flow and flow_table_chains above 64;
+#    flow_allocs grows by at most 1.5 x NT, not by a flow per read (a
+#    drained flow that owes a debt is kept until its round comes, see
+#    sched/README.md); afterwards flows 0,
+#    flows_spare <= 32, and with no further bio flow_table_chains is back
+#    at the fresh device's 64 (the table shrinks once pass-through
+#    resumes; it stayed grown until the next queued bio before, which a
+#    passed bio never was).  Asserted on the table's own count: mem_bytes
+#    less the spares was the check, and it failed when struct fq_flow
+#    grew past the size written here.
 # 3. Powered off, max_flows=64 (what a user sets as a bound), powered on,
 #    the same run: flows never above 64 in any sample, overflow_enq > 0.
 # After each run: fio's jobs without error, and the reads fio made ==
@@ -34,7 +37,7 @@ CFS=$FAIRQ_CONFIGFS
 NT=$((256 / ${FAIRQ_SLOW:-1}))
 [ "$NT" -ge 96 ] || NT=96
 RUNTIME=12
-FLOW_BYTES=320		# struct fq_flow (sched/README.md)
+FLOW_BYTES=320		# struct fq_flow, at least (sched/README.md)
 
 require_cmd fio
 cleanup_push "null_blk_destroy $NB"
@@ -48,20 +51,22 @@ fairq_create fairq0 "/dev/$NB" classify=pid
 
 flows0=$(stat_field fairq0 flows)
 mem0=$(stat_field fairq0 mem_bytes)
-log "at rest: flows $flows0, mem_bytes $mem0"
-[ "$flows0" = 0 ] && [ "$mem0" -lt 16384 ] &&
-	ok "at rest: no flow, mem_bytes $mem0 < 16 KiB" ||
-	fail "at rest: flows $flows0, mem_bytes $mem0 (want 0, < 16 KiB)"
+chains0=$(stat_field fairq0 flow_table_chains)
+log "at rest: flows $flows0, mem_bytes $mem0, flow_table_chains $chains0"
+[ "$flows0" = 0 ] && [ "$mem0" -lt 16384 ] && [ "$chains0" = 64 ] &&
+	ok "at rest: no flow, mem_bytes $mem0 < 16 KiB, 64 chains" ||
+	fail "at rest: flows $flows0, mem_bytes $mem0, flow_table_chains $chains0 (want 0, < 16 KiB, 64)"
 
 # lower_reads: reads the lower device completed (field 1 of its stat)
 lower_reads() {
 	awk '{ print $1 }' "/sys/block/$NB/stat"
 }
 
-# run TAG: NT threads for RUNTIME s; samples flows and mem_bytes (at most
-# in FMAX, MMAX), checks the counts afterwards; fio's reads in RUN_IOS
+# run TAG: NT threads for RUNTIME s; samples flows, mem_bytes and
+# flow_table_chains (at most in FMAX, MMAX, CMAX), checks the counts
+# afterwards; fio's reads in RUN_IOS
 run() {
-	local tag=$1 d0 l0 pid ios f m n=0
+	local tag=$1 d0 l0 pid ios f m c n=0
 	d0=$(stat_field fairq0 done_reqs)
 	l0=$(lower_reads)
 	fio --name=r --filename=/dev/fairq0 --direct=1 --ioengine=psync --rw=randread \
@@ -69,23 +74,25 @@ run() {
 		--runtime="$RUNTIME" --group_reporting --minimal \
 		--output="/tmp/fio300-$tag.out" &
 	pid=$!
-	FMAX=0 MMAX=0
+	FMAX=0 MMAX=0 CMAX=0
 	while kill -0 "$pid" 2>/dev/null; do
-		read -r f m < <(awk '$1 == "flows" { f = $2 } $1 == "mem_bytes" { m = $2 }
-			END { print f, m }' /sys/block/fairq0/fairq/stats)
+		read -r f m c < <(awk '$1 == "flows" { f = $2 }
+			$1 == "mem_bytes" { m = $2 } $1 == "flow_table_chains" { c = $2 }
+			END { print f, m, c }' /sys/block/fairq0/fairq/stats)
 		[ "$f" -gt "$FMAX" ] && FMAX=$f
 		[ "$m" -gt "$MMAX" ] && MMAX=$m
+		[ "$c" -gt "$CMAX" ] && CMAX=$c
 		n=$((n + 1))
 		sleep 0.3
 	done
 	wait "$pid" || { cat "/tmp/fio300-$tag.out"; fatal "$tag: fio failed"; }
 	# --minimal with group_reporting: one line; field 5 error, 6 read KiB
 	ios=$(awk -F';' '{ if ($5 != 0) print "error"; else print $6 / 4 }' "/tmp/fio300-$tag.out")
-	log "$tag: $n samples: flows at most $FMAX, mem_bytes at most $MMAX; fio read $ios x 4 KiB"
+	log "$tag: $n samples: flows at most $FMAX, mem_bytes at most $MMAX, flow_table_chains at most $CMAX; fio read $ios x 4 KiB"
 	RUN_IOS=$ios
 	[ "$ios" != error ] && [ "$ios" -gt 0 ] && ok "$tag: fio's $NT threads, no error" ||
 		fail "$tag: fio reported an error or no I/O ($ios)"
-	poll 50 0.1 test "$(stat_field fairq0 flows)" = 0 ||
+	poll 50 0.1 stat_is fairq0 flows 0 ||
 		fail "$tag: flows still $(stat_field fairq0 flows) at rest"
 	local done_ low
 	done_=$(($(stat_field fairq0 done_reqs) - d0))
@@ -118,17 +125,13 @@ spare=$(stat_field fairq0 flows_spare)
 log "r1 at rest: flows_spare $spare, mem_bytes $(stat_field fairq0 mem_bytes), flow_allocs $(stat_field fairq0 flow_allocs)"
 [ "$spare" -le 32 ] && ok "r1 at rest: $spare spare flows" ||
 	fail "r1 at rest: flows_spare $spare (want <= 32)"
+[ "$CMAX" -gt "$chains0" ] && ok "r1: the table grew to $CMAX chains for $FMAX flows" ||
+	fail "r1: flow_table_chains at most $CMAX for $FMAX flows (want > $chains0)"
 # The burst is over and pass-through resumed: the table work item shrinks
 # the table back to its least (64 chains) with no further bio.
-table_back() {
-	local m s
-	m=$(stat_field fairq0 mem_bytes)
-	s=$(stat_field fairq0 flows_spare)
-	[ $((m - s * FLOW_BYTES)) -le "$mem0" ]
-}
-poll 50 0.1 table_back &&
-	ok "r1: the table shrank after the burst (mem_bytes $(stat_field fairq0 mem_bytes), $(stat_field fairq0 flows_spare) spares, fresh $mem0)" ||
-	fail "r1: mem_bytes $(stat_field fairq0 mem_bytes) with $(stat_field fairq0 flows_spare) spares, fresh $mem0: the table did not shrink"
+poll 50 0.1 stat_is fairq0 flow_table_chains "$chains0" &&
+	ok "r1: the table shrank back to $chains0 chains after the burst" ||
+	fail "r1: flow_table_chains $(stat_field fairq0 flow_table_chains) at rest, fresh $chains0: the table did not shrink"
 
 log "round 2: max_flows 64"
 echo 0 >"$CFS/fairq0/power" || fatal "power=0 refused"

@@ -158,7 +158,7 @@ log "loaded: $loaded ms ($(awk -v a="$alone" -v l="$loaded" 'BEGIN { printf "%.2
 	ok "boost ends ($((et + eb + ek + es + ed))) within boosts started ($s2)" ||
 	fail "boost ends $((et + eb + ek + es + ed)) above boosts started $s2"
 
-poll 50 0.1 test "$(stat_field fairq0 queued)/$(stat_field fairq0 inflight)" = 0/0 ||
+poll 50 0.1 at_rest fairq0 ||
 	fail "queued/inflight $(stat_field fairq0 queued)/$(stat_field fairq0 inflight) at rest"
 [ "$(stat_field fairq0 errors)" = 0 ] && ok "no I/O error" ||
 	fail "errors $(stat_field fairq0 errors)"
