@@ -149,7 +149,6 @@ static int fairq_emit_totals(char *buf, struct fairq_dev *fd, const struct fq_st
 	at += sysfs_emit_at(buf, at, "depth_now %u\n", st->depth_now);
 	at += sysfs_emit_at(buf, at, "depth_auto %u\n", st->depth_auto);
 	at += sysfs_emit_at(buf, at, "depth_changes %llu\n", st->depth_changes);
-	at += sysfs_emit_at(buf, at, "depth_lowered %llu\n", st->depth_lowered);
 	at += sysfs_emit_at(buf, at, "depth_epochs %llu\n", st->depth_epochs);
 	at += sysfs_emit_at(buf, at, "depth_idle_epochs %llu\n",
 			    st->depth_idle_epochs);

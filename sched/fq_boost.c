@@ -68,7 +68,6 @@ enum {
 	FQ_BOOST_MAX_BYTES = 128 << 10,	/* a larger request is greedy */
 	FQ_BOOST_BURST = 2,		/* token cap: base turns' credit */
 	FQ_BOOST_GOOD_RUN = 16,		/* fast completions: one slot less */
-	FQ_BOOST_QUEUED_RUN = 4,	/* queued ones: depth=auto lowered */
 	FQ_BOOST_MAX_SERVED = 2048,	/* requests a boost serves at most */
 };
 
@@ -203,42 +202,6 @@ bool fq_boost_reserved(const struct fq_sched *fqs, const struct fq_flow *fqf)
 }
 
 /*
- * The depth to lower depth=auto to, or 0, after a boosted request that
- * took twice its fastest (@queued: it waited for a whole request to
- * finish; only half as long again grows the reserve, a device that
- * shares its bandwidth between requests does that much).  One that went
- * down with fewer requests below than the depth allows (but some) queued
- * behind them inside the device: the device serves no more than those
- * at once.  One is no proof (under
- * QEMU's TCG a request is slow for a moment now and then): it takes
- * FQ_BOOST_QUEUED_RUN such in a row, each with the reserve already at
- * its largest (the others kept to one slot by the slow ones before), and
- * then goes to max(those below, half the depth, 1), which the caller
- * gives the controller (fq_depth_lower()).  While boosts hold slots no
- * epoch is saturated, and the controller could not learn it otherwise
- * (virtio under QEMU's throttle, one server: depth 4 from the seed gave
- * the boosted reader 184 IOPS where depth 1 gives 245).
- */
-static u32 fq_boost_too_deep(struct fq_sched *fqs, const struct fq_req *rq,
-			     bool queued, u32 most)
-{
-	u32 to;
-
-	if (!queued || fqs->boost_reserve < most || !rq->below ||
-	    rq->below >= fqs->depth_now) {
-		fqs->boost_queued = 0;
-		return 0;
-	}
-	if (++fqs->boost_queued < FQ_BOOST_QUEUED_RUN)
-		return 0;
-	fqs->boost_queued = 0;
-	to = fqs->depth_now / 2;
-	if (to < rq->below)
-		to = rq->below;
-	return to ? to : 1;
-}
-
-/*
  * A request of @fqf completed after @svc_ns below.  A boosted request
  * that took half as long again as the fastest one seen queued behind
  * others inside the device (the depth is above the device's own
@@ -254,19 +217,16 @@ static u32 fq_boost_too_deep(struct fq_sched *fqs, const struct fq_req *rq,
  * latency rises with its queue (an SSD) grows the reserve too: the
  * others then keep fewer slots while a flow is boosted, which the
  * boost's bounds (boost_ms, FQ_BOOST_MAX_SERVED) keep short.
- *
- * Returns a depth to lower depth=auto to, or 0: fq_boost_too_deep().
  */
-u32 fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,
-		      const struct fq_req *rq, u64 svc_ns)
+void fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,
+		       const struct fq_req *rq, u64 svc_ns)
 {
 	u32 most = fqs->depth_now > 1 ? fqs->depth_now - 1 : 1;
 	u64 floor = fqs->boost_svc_floor;
-	u32 r, to;
-	bool slow;
+	u32 r;
 
 	if (!fq_flow_lane(fqs, fqf) || !(rq->flags & FQ_REQ_SYNC))
-		return 0;
+		return;
 	floor += floor / 256;
 	if (!floor || svc_ns < floor)
 		floor = svc_ns ? svc_ns : 1;
@@ -274,10 +234,7 @@ u32 fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 	/* depth=auto knows the device's latency without a queue */
 	if (!fqs->depth && fqs->dc.lat_min && fqs->dc.lat_min < floor)
 		floor = fqs->dc.lat_min;
-	slow = svc_ns > floor + floor / 2;
-	/* a whole request's time more: it waited for one to finish */
-	to = fq_boost_too_deep(fqs, rq, svc_ns >= 2 * floor, most);
-	if (slow) {
+	if (svc_ns > floor + floor / 2) {
 		r = 2 * fqs->boost_reserve + 1;
 		fqs->boost_reserve = r < most ? r : most;
 		fqs->boost_good = 0;
@@ -287,5 +244,4 @@ u32 fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 			fqs->boost_reserve--;
 		fqs->boost_good = 0;
 	}
-	return to;
 }

@@ -309,21 +309,6 @@ void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max)
 	dc->skip = dc->depth;
 }
 
-void fq_depth_lower(struct fq_depth *dc, u32 to)
-{
-	if (to < dc->depth_min)
-		to = dc->depth_min;
-	if (to >= dc->depth)
-		return;
-	dc->lowered++;
-	/* no halving from the seed after this: it is a better seed */
-	dc->have_prev = true;
-	dc->prev.depth = to;
-	dc->prev.rate = 0;
-	dc->trig_depth = 0;
-	fq_depth_hold(dc);
-}
-
 void fq_depth_unseen(struct fq_depth *dc)
 {
 	dc->cur.unseen = true;

@@ -55,10 +55,7 @@
  *     device lost capacity) -- unless the latency is under lat_floor_ns,
  *     which the caller accepts whatever the depth.  A search that finds
  *     no shallower depth worth keeping means the requests themselves got
- *     slower: the floor is learnt again;
- *   - the caller may lower it when it sees requests queue inside the
- *     device while its own holds leave no epoch saturated
- *     (fq_depth_lower(): the core's boost reserve); it holds there.
+ *     slower: the floor is learnt again.
  *
  * On a device with C servers behind a FIFO this holds C (probing C + 1);
  * on one whose latency does not rise with depth it climbs to depth_max.
@@ -138,7 +135,6 @@ struct fq_depth {
 	u64 idle_epochs;	/* epochs the demand did not fill the depth */
 	u64 unseen_epochs;	/* epochs with work unreported (fq_depth_unseen()) */
 	u64 changes;		/* depth changes */
-	u64 lowered;		/* halvings the caller asked (fq_depth_lower()) */
 };
 
 /*
@@ -166,20 +162,6 @@ u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
  * made before it is judged by the next epoch that is not unseen.
  */
 void fq_depth_unseen(struct fq_depth *dc);
-
-/*
- * fq_depth_lower - the caller saw a request queue inside the device with
- * fewer requests below than the depth allows (fq_boost.c: a boosted
- * request, slow again once the others kept a single slot for it): the
- * depth is above the device's concurrency, and the caller's holds may
- * leave no epoch saturated to show it.  Go down to @to (clamped to the
- * bounds; nothing when it is not lower) and hold there, with no halving
- * from the seed after it: probes one deeper (every probe_epochs
- * saturated epochs) bring it back where that buys throughput, and the
- * caller lowers it again while its requests still queue.  Counted in
- * lowered.
- */
-void fq_depth_lower(struct fq_depth *dc, u32 to);
 
 /* Epochs closed that saw all the work, judged or not: it grows by one each. */
 static inline u64 fq_depth_seen_epochs(const struct fq_depth *dc)

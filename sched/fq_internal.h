@@ -351,13 +351,11 @@ struct fq_sched {
 	/*
 	 * Interactive boost (fq_boost.c): slots kept from the other flows
 	 * while a boosted flow is anticipated, and what teaches it: the
-	 * lowest service time of a boosted request [ns, slowly rising],
-	 * boosted completions in a row near it, and in a row queued inside
-	 * the device with the reserve at its largest (fq_boost_too_deep()).
+	 * lowest service time of a boosted request [ns, slowly rising] and
+	 * boosted completions in a row near it.
 	 */
 	u32 boost_reserve;
 	u32 boost_good;
-	u32 boost_queued;
 	u64 boost_svc_floor;
 	bool nonidle_seen;	/* nonidle_ns is valid */
 	u32 nonidle_busy;	/* RT/BE requests queued or in flight */
@@ -537,8 +535,8 @@ void fq_boost_spend(struct fq_sched *fqs, struct fq_classq *cq,
 		    struct fq_flow *fqf, s64 cost);
 u32 fq_boost_slots(const struct fq_sched *fqs);
 bool fq_boost_reserved(const struct fq_sched *fqs, const struct fq_flow *fqf);
-u32 fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,
-		      const struct fq_req *rq, u64 svc_ns);
+void fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,
+		       const struct fq_req *rq, u64 svc_ns);
 
 /* Whether @fqf is boosted now (fq_boost.c). */
 static inline bool fq_flow_boosted(const struct fq_sched *fqs,

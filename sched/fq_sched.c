@@ -362,7 +362,6 @@ static struct fq_req *fq_req_start(struct fq_sched *fqs, struct fq_req *rq,
 	fq_req_unqueue(fqs, rq);
 	rq->state = FQ_RS_INFLIGHT;
 	rq->dispatch_ns = now_ns;
-	rq->below = fq_busy(fqs);
 	fqf->inflight++;
 	if (rq->flags & FQ_REQ_RAHEAD)
 		fqf->ra_inflight++;
@@ -423,7 +422,6 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 	u64 svc = now_ns > rq->dispatch_ns ? now_ns - rq->dispatch_ns : 0;
 	bool write = rq->flags & FQ_REQ_WRITE;
 	bool limited;
-	u32 to;
 
 	if (WARN_ON_ONCE(rq->state != FQ_RS_INFLIGHT || !fqf))
 		return;
@@ -471,12 +469,7 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 	fq_antic_complete(fqs, fqf, rq, now_ns);
 	fq_now(fqs, now_ns);
 	fq_flow_head_restart(fqs, fqf, fqs->now_ns);
-	to = fq_boost_complete(fqs, fqf, rq, svc);
-	if (to && !fqs->depth) {
-		fq_depth_lower(&fqs->dc, to);
-		fqs->depth_now = fqs->dc.depth;
-		fq_full_account(fqs, now_ns);
-	}
+	fq_boost_complete(fqs, fqf, rq, svc);
 	fq_flow_maybe_release(fqs, fqf);
 	/* passed bios below keep the device busy: not idle yet */
 	if (!fqs->queued && !fq_busy(fqs))

@@ -133,7 +133,6 @@ struct fq_req {
 	struct fq_node node;	/* flow queue / dispatch batch link */
 	struct fq_node fifo;	/* expiry list link (oldest first) */
 	u32 state;		/* FQ_RS_*, for the core's own checks */
-	u32 below;		/* requests in flight below when it went down */
 	u64 seq;		/* enqueue sequence number (enqueue order) */
 };
 
@@ -187,7 +186,6 @@ struct fq_stats {
 	u32 depth_now;		/* requests in flight below at most, now */
 	u32 depth_auto;		/* 1: depth is auto */
 	u64 depth_changes;	/* changes the controller made */
-	u64 depth_lowered;	/* ... of them lowerings the boost asked */
 	u64 depth_epochs;	/* saturated epochs it judged */
 	u64 depth_idle_epochs;	/* epochs the demand did not fill the depth */
 	u64 depth_full_ms;	/* time the depth was full, summed [ms] */

@@ -25,7 +25,6 @@ void fq_sched_stats(struct fq_sched *fqs, struct fq_stats *st)
 	st->depth_now = fqs->depth_now;
 	st->depth_auto = !fqs->depth;
 	st->depth_changes = fqs->dc.changes;
-	st->depth_lowered = fqs->dc.lowered;
 	st->depth_epochs = fqs->dc.epochs;
 	/* skipped: the demand did not fill the depth, or work went unseen */
 	st->depth_idle_epochs = fqs->dc.idle_epochs + fqs->dc.unseen_epochs;

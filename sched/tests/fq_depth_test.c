@@ -461,50 +461,6 @@ static void t_unseen_move(void)
 	CHECK(lp.dc.depth >= 4 && lp.dc.depth <= 6);
 }
 
-/*
- * The caller lowers the depth (fq_depth_lower(): requests seen queueing
- * inside the device).  Before any saturated epoch, C=1 from the seed 4:
- * lowered to 2, no halving from the seed after it: held at 2 (probing 3)
- * for 2 s; lowered again, to 1: held there.  Settled on C=32, lowered to
- * 1 (a false alarm): within 2 s back in [C, C + 2], by probes, and there
- * for 4 s more.  A depth not lower, or 0, is taken as nothing and as 1.
- */
-static void t_lower(void)
-{
-	loop_new(SIM_DEV_FIFO, 1, 4, 128, true);
-	loop_run(100000);		/* one completion: no epoch yet */
-	CHECK_EQ(lp.dc.epochs, 0);
-	fq_depth_lower(&lp.dc, 2);
-	CHECK_EQ(lp.dc.depth, 2);
-	CHECK_EQ(lp.dc.lowered, 1);
-	fq_depth_lower(&lp.dc, 2);
-	fq_depth_lower(&lp.dc, 3);
-	CHECK_EQ(lp.dc.lowered, 1);
-	loop_mark();
-	loop_run(2 * S);
-	CHECK(lp.dmin == 2 && lp.dmax <= 3);
-	CHECK(lp.dc.epochs > 0);
-	fq_depth_lower(&lp.dc, 1);
-	loop_mark();
-	loop_run(4 * S);
-	CHECK(lp.dmin == 1 && lp.dmax <= 2);
-	CHECK_EQ(lp.dc.depth, 1);
-	report("lowered before an epoch", 1);
-
-	loop_new(SIM_DEV_FIFO, 32, 32, 128, true);
-	loop_run(2 * S);
-	CHECK(lp.dc.depth >= 32 && lp.dc.depth <= 34);
-	fq_depth_lower(&lp.dc, 0);
-	CHECK_EQ(lp.dc.depth, 1);
-	CHECK_EQ(lp.dc.lowered, 1);
-	loop_run(4 * S);
-	CHECK(lp.dc.depth >= 32 && lp.dc.depth <= 34);
-	loop_mark();
-	loop_run(6 * S);
-	CHECK(lp.dmin >= 32 && lp.dmax <= 34);
-	report("lowered on a settled controller", 32);
-}
-
 /* Seeds and bounds are clamped; arbitrary input keeps depth in bounds. */
 static void t_bounds(void)
 {
@@ -558,7 +514,6 @@ static const struct fq_test_case cases[] = {
 	{ "unseen", t_unseen },
 	{ "unseen_move", t_unseen_move },
 	{ "demand_at_seed", t_demand_at_seed },
-	{ "lower", t_lower },
 	{ "bounds", t_bounds },
 };
 

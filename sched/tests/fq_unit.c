@@ -2589,60 +2589,6 @@ static void t_boost_reserve_deep(void)
 }
 
 /*
- * A boosted reader's requests queue inside the device at depth=auto
- * (seeded at 4; four deep bulk flows, one of theirs below when the
- * reader's request goes down, none once the depth is 1): the first takes
- * 4 ms, the rest 12 ms, three times the fastest.  The first slow one
- * grows the reserve to 3; the fourth after it slow with the others kept
- * to one slot (four in a row) lowers the depth to 2 (the half, not under
- * the one request below).  (Later rounds are not the boost's: its
- * tokens, the others' service, are spent.)  At a fixed depth 4 the depth
- * stays.  Slow requests with nothing below (the device slow, not a
- * queue) lower nothing.  Nor do runs broken by a fast one: a second
- * pass at depth=auto makes the fifth request take 50 us, and the depth
- * stays 4.
- */
-static void t_boost_lowers_depth(void)
-{
-	static const u32 want[] = { 4, 4, 4, 4, 4, 2, 2, 2 };
-	struct fq_stats st = { 0 };
-	struct fq_req *s;
-	int fixed, r, i, keep;
-
-	for (fixed = 0; fixed < 4; fixed++) {
-		th_new("cfq");
-		th_set("depth", fixed == 1 ? "4" : "auto");
-		fq_sched_seed_depth(th.s, 4);
-		th_set("quantum", "4");
-		tb_bulk_fill(4);
-		while (th_disp())
-			;
-		fq_sched_stats(th.s, &st);
-		for (r = 0; r < (int)ARRAY_SIZE(want); r++) {
-			th.now += 100 * US;	/* the reader thinks */
-			s = th_enq(1, (u64)r * 8, 4096, SYNC, 0);
-			/* the others complete, but the oldest */
-			keep = fixed != 2 && st.depth_now > 1;
-			for (i = th.nin - 1; i >= keep; i--)
-				tb_bulk_again(th.inflight[i]);
-			CHECK(th_disp() == s);		/* by the boost */
-			CHECK_EQ(s->below, keep);
-			while (th_disp())
-				;
-			if (fixed == 3 && r == 4)
-				th.now += 50 * US;	/* as fast as any */
-			else
-				th.now += r ? 12 * MS : 4 * MS;
-			th_done(s, 0);
-			fq_sched_stats(th.s, &st);
-			CHECK_EQ(st.depth_now, fixed ? 4 : want[r]);
-		}
-		CHECK_EQ(st.depth_lowered, fixed ? 0 : 1);
-		th_free();
-	}
-}
-
-/*
  * A boosted reader that thinks longer than idle_us and than its own
  * requests take (6 ms against 2 ms and 4 ms: a program starting up on
  * CPUs it shares) is still waited for: after its completion the others
@@ -3966,7 +3912,6 @@ static const struct fq_test_case cases[] = {
 	{ "boost_readahead_inflight", t_boost_readahead_inflight },
 	{ "boost_reserve", t_boost_reserve },
 	{ "boost_reserve_deep", t_boost_reserve_deep },
-	{ "boost_lowers_depth", t_boost_lowers_depth },
 	{ "boost_long_think", t_boost_long_think },
 	{ "many_single_flows", t_many_single_flows },
 	{ "pool_reclaim", t_pool_reclaim },
