@@ -152,6 +152,8 @@ static int fairq_emit_totals(char *buf, struct fairq_dev *fd, const struct fq_st
 	at += sysfs_emit_at(buf, at, "depth_epochs %llu\n", st->depth_epochs);
 	at += sysfs_emit_at(buf, at, "depth_idle_epochs %llu\n",
 			    st->depth_idle_epochs);
+	at += sysfs_emit_at(buf, at, "depth_reserved_epochs %llu\n",
+			    st->depth_reserved_epochs);
 	at += sysfs_emit_at(buf, at, "depth_full_ms %llu\n", st->depth_full_ms);
 	at += sysfs_emit_at(buf, at, "lat_floor_ns %llu\n", st->lat_floor_ns);
 	at += sysfs_emit_at(buf, at, "cost_read_ns %llu\n", st->cost_a_ns[0]);

@@ -19,6 +19,7 @@ static void fq_depth_open(struct fq_depth *dc, u64 now_ns, u64 full_ns)
 	dc->cur.lat_sum = 0;
 	dc->cur.full_start = full_ns;
 	dc->cur.unseen = false;
+	dc->cur.reserved = false;
 }
 
 static void fq_depth_set(struct fq_depth *dc, u32 depth)
@@ -211,6 +212,8 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 	p.rate = (units << 30) / (el ? el : 1);
 	p.lat = dc->cur.lat_sum / dc->cur.n;
 	dc->epochs++;
+	if (dc->cur.reserved)
+		dc->reserved_epochs++;
 	if (!dc->lat_min || p.lat < dc->lat_min)
 		dc->lat_min = p.lat;
 
@@ -241,13 +244,21 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 
 		dc->moved = false;
 		if (p.depth > dc->prev.depth)
-			keep = fq_depth_worth(dc, &dc->prev, &p);
+			keep = !dc->cur.reserved &&
+			       fq_depth_worth(dc, &dc->prev, &p);
 		else
 			keep = !fq_depth_worth(dc, &p, &dc->prev);
-		if (keep)
+		if (keep) {
 			fq_depth_accept(dc, &p);
-		else
-			fq_depth_reject(dc);
+			return;
+		}
+		if (dc->cur.reserved) {
+			/* no step up from here: down, or hold */
+			dc->tried_up = true;
+			if (dc->dir > 0)
+				dc->step = 1;
+		}
+		fq_depth_reject(dc);
 		return;
 	}
 	/* held */
@@ -278,7 +289,8 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		fq_depth_search(dc, &p, -1);
 		return;
 	}
-	if (dc->held >= dc->probe_epochs && dc->depth < dc->depth_max)
+	if (dc->held >= dc->probe_epochs && dc->depth < dc->depth_max &&
+	    !dc->cur.reserved)
 		fq_depth_search(dc, &p, 1);
 }
 
@@ -312,6 +324,11 @@ void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max)
 void fq_depth_unseen(struct fq_depth *dc)
 {
 	dc->cur.unseen = true;
+}
+
+void fq_depth_reserved(struct fq_depth *dc)
+{
+	dc->cur.reserved = true;
 }
 
 u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,

@@ -25,7 +25,9 @@
  * controller stayed at its seed, all 33 queued inside the device and
  * fairq could order nothing.  A demand equal to the depth is saturated
  * too: a move down makes work wait above, a move up shows no gain and
- * is undone.
+ * is undone.  Work the caller held back from slots it reserves for
+ * another flow counts as full too, but such an epoch only ever takes the
+ * depth down (fq_depth_reserved()).
  * From each saturated epoch it
  * takes the throughput (caller-defined units per second: bytes, requests
  * or modelled device time) and the mean completion latency, and
@@ -88,6 +90,7 @@ struct fq_depth_epoch {
 	u64 lat_sum;		/* completion latencies [ns], summed */
 	u64 full_start;		/* caller's full_ns when it opened */
 	bool unseen;		/* work went by unreported (fq_depth_unseen()) */
+	bool reserved;		/* work kept out of a reserve (fq_depth_reserved()) */
 };
 
 /* A measured epoch, the reference for the next decision. */
@@ -134,6 +137,7 @@ struct fq_depth {
 	u64 epochs;		/* saturated epochs judged */
 	u64 idle_epochs;	/* epochs the demand did not fill the depth */
 	u64 unseen_epochs;	/* epochs with work unreported (fq_depth_unseen()) */
+	u64 reserved_epochs;	/* judged epochs with a reserve (fq_depth_reserved()) */
 	u64 changes;		/* depth changes */
 };
 
@@ -162,6 +166,20 @@ u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
  * made before it is judged by the next epoch that is not unseen.
  */
 void fq_depth_unseen(struct fq_depth *dc);
+
+/*
+ * fq_depth_reserved - the caller kept work out of slots it reserves for
+ * another flow (fairq's interactive boost: a flow's next request must
+ * find a server free).  That time counts as full in @full_ns (the depth,
+ * less its reserve, held the work back), so a device whose depth is
+ * never full while a flow is boosted still teaches the controller
+ * something.  But it teaches only one way: such an epoch's rate shows
+ * what a shallower depth costs, not what a deeper one gains (more depth
+ * goes to the others, and the reserve grows with it).  So the open epoch
+ * may keep a move down, and start one, but undoes a move up and starts
+ * no probe upward.
+ */
+void fq_depth_reserved(struct fq_depth *dc);
 
 /* Epochs closed that saw all the work, judged or not: it grows by one each. */
 static inline u64 fq_depth_seen_epochs(const struct fq_depth *dc)

@@ -635,7 +635,7 @@ static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
 {
 	struct fq_flow *fqf = fqs->antic;
 	bool own = fqf->inflight || fqf->nr_batch;
-	bool behind;
+	bool behind, lane;
 
 	if (fqf->nr_queued || !fqs->idle_us) {
 		fq_antic_cancel(fqs);
@@ -653,7 +653,8 @@ static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
 	behind = fq_antic_behind_on(fqf, now_ns) && fq_drr_behind(fqs, fqf) &&
 		 fq_busy(fqs) + fqs->nr_batch - fqf->inflight - fqf->nr_batch >=
 		 fqs->inject;
-	if (fq_flow_lane(fqs, fqf)) {
+	lane = fq_flow_lane(fqs, fqf);
+	if (lane) {
 		if (!fq_boost_reserved(fqs, fqf))
 			return false;
 	} else if (!behind && (own ||
@@ -661,6 +662,7 @@ static bool fq_antic_holds(struct fq_sched *fqs, u64 now_ns)
 		return false;
 	}
 	fqs->held = behind;
+	fqs->reserve_held = lane;
 	if (!fqs->antic_blocked) {
 		fqs->antic_blocked = true;
 		fqs->st.idle_waits++;

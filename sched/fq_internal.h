@@ -385,10 +385,13 @@ struct fq_sched {
 	/*
 	 * How long the depth was full (inflight >= depth_now), summed: the
 	 * adaptive depth's saturation signal (fq_depth.h says why time and
-	 * not completions).  full_on: full since full_since_ns.
+	 * not completions).  full_on: full since full_since_ns.  Work held
+	 * back from the slots a boosted flow keeps (reserve_held) was held
+	 * by the depth too: what is left of it after the reserve.
 	 */
 	bool full_on;
 	bool held;		/* the last pick was held for a flow behind */
+	bool reserve_held;	/* ... or out of a boosted flow's reserve */
 	u64 full_since_ns;
 	u64 full_ns;
 	struct fq_depth dc;	/* depth=auto controller */

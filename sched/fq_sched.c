@@ -349,7 +349,8 @@ static void fq_full_account(struct fq_sched *fqs, u64 now_ns)
 		fqs->full_since_ns = now_ns;
 	}
 	fqs->full_on = fq_busy(fqs) && (fq_busy(fqs) >= fqs->depth_now ||
-					(fqs->held && fqs->queued));
+					((fqs->held || fqs->reserve_held) &&
+					 fqs->queued));
 }
 
 /* @rq leaves the core's queues and goes down. */
@@ -405,8 +406,11 @@ struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns)
 		return fq_req_start(fqs, rq, now_ns);
 	}
 	fqs->held = false;
+	fqs->reserve_held = false;
 	rq = fqs->pol->pick(fqs, now_ns);
 	if (!rq) {
+		if (fqs->reserve_held && !fqs->depth)
+			fq_depth_reserved(&fqs->dc);
 		/* held back: by a hold for a flow behind, or not by the depth */
 		fqs->depth_full = fqs->held;
 		fq_full_account(fqs, now_ns);

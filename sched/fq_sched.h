@@ -188,6 +188,7 @@ struct fq_stats {
 	u64 depth_changes;	/* changes the controller made */
 	u64 depth_epochs;	/* saturated epochs it judged */
 	u64 depth_idle_epochs;	/* epochs the demand did not fill the depth */
+	u64 depth_reserved_epochs;	/* of depth_epochs: a boost's reserve held work */
 	u64 depth_full_ms;	/* time the depth was full, summed [ms] */
 	u64 lat_floor_ns;	/* latency floor it learnt [ns], 0 = none yet */
 	/* the device cost model, [0] reads, [1] writes; all 0 until it exists */

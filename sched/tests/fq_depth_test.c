@@ -30,6 +30,7 @@ static struct loop {
 	u32 bytes;		/* per request */
 	bool adaptive;		/* false: fixed depth dc.depth */
 	u32 demand;		/* requests the loop keeps outstanding; 0: endless */
+	bool reserved;		/* every epoch had work held out of a reserve */
 	u64 done;		/* completions */
 	u32 dmin, dmax;		/* depth range seen since loop_mark() */
 	u64 full_ns, full_since;	/* time the depth was full, summed */
@@ -110,6 +111,8 @@ static void loop_run(u64 until_ns)
 		if (!io)
 			continue;
 		loop_full();
+		if (lp.adaptive && lp.reserved)
+			fq_depth_reserved(&lp.dc);
 		if (lp.adaptive)
 			fq_depth_complete(&lp.dc, lp.now, lp.now - io->submit_ns,
 					  io->bytes, lp.full_ns);
@@ -237,6 +240,41 @@ static void t_reconverge(void)
 		if (fq_test_failed != before)
 			report("reconverge", to[i]);
 	}
+}
+
+/*
+ * Epochs with work held out of a reserve (fq_depth_reserved()) take the
+ * depth down, never up.  On C=8 from seed 4 it stays at 4 or below for
+ * 4 s (judged epochs all reserved; without the rule it climbs to 8-10);
+ * once they are not, it reaches [8, 10] within 2 s.  On C=1 from seed 8
+ * it comes down to [1, 3] within 2 s as from unreserved epochs.
+ */
+static void t_reserved(void)
+{
+	int before = fq_test_failed;
+
+	loop_new(SIM_DEV_FIFO, 8, 4, 128, true);
+	lp.reserved = true;
+	loop_mark();
+	loop_run(4 * S);
+	CHECK(lp.dmax <= 4);
+	CHECK(lp.dc.epochs > 50);
+	CHECK_EQ(lp.dc.reserved_epochs, lp.dc.epochs);
+	if (fq_test_failed != before)
+		report("reserved", 8);
+	before = fq_test_failed;
+	lp.reserved = false;
+	loop_run(6 * S);
+	CHECK(lp.dc.depth >= 8 && lp.dc.depth <= 10);
+	if (fq_test_failed != before)
+		report("reserve over", 8);
+	before = fq_test_failed;
+	loop_new(SIM_DEV_FIFO, 1, 8, 128, true);
+	lp.reserved = true;
+	loop_run(2 * S);
+	CHECK(lp.dc.depth >= 1 && lp.dc.depth <= 3);
+	if (fq_test_failed != before)
+		report("reserved", 1);
 }
 
 /* Completions in 2 s from the start: adaptive (seed 32) vs fixed 128. */
@@ -506,6 +544,7 @@ static void t_bounds(void)
 static const struct fq_test_case cases[] = {
 	{ "converge", t_converge },
 	{ "reconverge", t_reconverge },
+	{ "reserved", t_reserved },
 	{ "random_devices", t_random_devices },
 	{ "throughput", t_throughput },
 	{ "unthrottled", t_unthrottled },

@@ -2589,6 +2589,65 @@ static void t_boost_reserve_deep(void)
 }
 
 /*
+ * A boosted QD1 reader against a deep bulk flow on a one-server device
+ * (2 ms a request, the oldest below first), the core at its defaults with
+ * depth=auto seeded at 4 and the reserve pinned at 3 (as a throttle's
+ * bursts teach it: a few boosted requests served at once set a low
+ * floor).  While the reader is waited for, the bulk flow keeps to one
+ * slot, so the depth is never full.  That time counts as full now, and
+ * the epochs it makes saturated are reserved ones, which may take the
+ * depth down and never up: within 1.5 s the depth is at most 2 (without:
+ * no epoch judged, the depth stays 4), never above the seed on the way.
+ */
+static void t_boost_reserve_judged(void)
+{
+	struct fq_stats st = { 0 };
+	struct fq_req *s = NULL, *oldest;
+	u32 most = 0;
+	int n, i;
+
+	th_new_defaults("cfq");
+	fq_sched_seed_depth(th.s, 4);
+	s = th_enq(1, 0, 4096, SYNC, 0);
+	tb_bulk_fill(1);
+	CHECK(th_disp() == s);
+	while (th_disp())
+		;
+	for (n = 1; n < 750; n++) {
+		th.s->boost_reserve = 3;
+		th.now += 2 * MS;
+		oldest = th.inflight[0];
+		for (i = 1; i < th.nin; i++)
+			if (th.inflight[i]->dispatch_ns < oldest->dispatch_ns)
+				oldest = th.inflight[i];
+		if (oldest == s) {
+			th_done(s, 0);
+			th.now += 100 * US;	/* the reader thinks */
+			s = NULL;
+		} else {
+			tb_bulk_again(oldest);
+		}
+		if (!s)
+			s = th_enq(1, (u64)n * 8, 4096, SYNC, 0);
+		while (th_disp())
+			;
+		fq_sched_stats(th.s, &st);
+		if (st.depth_now > most)
+			most = st.depth_now;
+	}
+	CHECK(st.boost_served > 100);
+	CHECK(st.depth_now <= 2);
+	CHECK_EQ(most, 4);
+	CHECK(st.depth_reserved_epochs > 0);
+	if (st.depth_now > 2 || !st.depth_reserved_epochs)
+		fprintf(stderr, "  depth %u, %llu epochs (%llu reserved), %llu idle\n",
+			st.depth_now, (unsigned long long)st.depth_epochs,
+			(unsigned long long)st.depth_reserved_epochs,
+			(unsigned long long)st.depth_idle_epochs);
+	th_free();
+}
+
+/*
  * A boosted reader that thinks longer than idle_us and than its own
  * requests take (6 ms against 2 ms and 4 ms: a program starting up on
  * CPUs it shares) is still waited for: after its completion the others
@@ -3912,6 +3971,7 @@ static const struct fq_test_case cases[] = {
 	{ "boost_readahead_inflight", t_boost_readahead_inflight },
 	{ "boost_reserve", t_boost_reserve },
 	{ "boost_reserve_deep", t_boost_reserve_deep },
+	{ "boost_reserve_judged", t_boost_reserve_judged },
 	{ "boost_long_think", t_boost_long_think },
 	{ "many_single_flows", t_many_single_flows },
 	{ "pool_reclaim", t_pool_reclaim },
