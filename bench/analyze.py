@@ -459,7 +459,12 @@ def aggregate(meas):
             dv = [m["w4_dev"] for m in ms if m.get("w4_dev")]
             a["w4_dev"] = ({n: median([d.get(n) for d in dv]) for n in W4_WEIGHTS}
                            if dv else None)
+        a["by_rep"] = {m["rep"]: m.get("lower_iops") for m in ms}
         st = [m["fairq_stats"] for m in ms if m["fairq_stats"]]
+        # every bio took fairq's fast path: the depth never filled
+        a["fast_only"] = bool(st) and all(
+            s.get("fastpath_stops") == 0 and s.get("fastpath_reqs") is not None
+            and s.get("fastpath_reqs") >= (s.get("enq_reqs") or 0) for s in st)
         a["fairq_mem_bytes"] = median([s.get("mem_bytes") for s in st])
         flows = [s.get("flows") for s in st if s.get("flows") is not None]
         a["fairq_flows_max"] = max(flows, default=None)
@@ -474,6 +479,35 @@ def aggregate(meas):
                 for ln in s.get("flow_lines") or []] for s in st]
         agg[key] = a
     return agg
+
+
+def w6_auto_vs_fixed(agg, add):
+    """W6QD32 at depth=auto against a fixed depth 32, judged by the median
+    of the ratios within each repetition (the two run one after the
+    other), not by the ratio of medians: under TCG one configuration's
+    repetitions spread by a third.  When the fast path carried every bio
+    in both, the depth never filled in either and both ran the same code:
+    the gap is noise, and the row says so."""
+    fq = HEADLINE_FQ
+    a = agg.get(("nullb-fast", "w6qd32", fq))
+    b = agg.get(("nullb-fast", "w6qd32", fq + ":depth=32"))
+    if not a or not b or a.get("lower_iops") is None or not b.get("lower_iops"):
+        return
+    pairs = [(r, a["by_rep"][r] / b["by_rep"][r]) for r in sorted(a.get("by_rep", {}))
+             if a["by_rep"].get(r) and (b.get("by_rep") or {}).get(r)]
+    med = median([x for _, x in pairs])
+    if med is None:
+        med = a["lower_iops"] / b["lower_iops"]
+    why = ""
+    if a.get("fast_only") and b.get("fast_only"):
+        why = ("; the fast path carried every bio in both (it never stopped): "
+               "the depth never filled in either, both ran the same code, "
+               "and the gap is run-to-run noise")
+    add("W6QD32 auto depth within 1% of fixed depth 32", fq,
+        f"{fmt(a['lower_iops'])} vs {fmt(b['lower_iops'])} IOPS (medians); "
+        f"within each repetition {med * 100 - 100:+.1f}% (median of "
+        + ", ".join(f"{x:.2f}" for _, x in pairs) + ")" + why,
+        med >= 0.99)
 
 
 def get(agg, dev, wl, cfg, k):
@@ -663,12 +697,7 @@ def targets(agg):
             add(f"{wl.upper()} CPU per I/O within 5% of dm-linear's", fq,
                 f"{c_fq:.0f} vs {c_dm:.0f} us/IO ({(c_fq / c_dm - 1) * 100:+.0f}%)",
                 c_fq <= 1.05 * c_dm)
-    i_auto = get(agg, "nullb-fast", "w6qd32", fq, "lower_iops")
-    i_32 = get(agg, "nullb-fast", "w6qd32", fq + ":depth=32", "lower_iops")
-    if i_auto is not None and i_32:
-        add("W6QD32 auto depth within 1% of fixed depth 32", fq,
-            f"{fmt(i_auto)} vs {fmt(i_32)} ({(i_auto / i_32 - 1) * 100:+.1f}%)",
-            i_auto >= 0.99 * i_32)
+    w6_auto_vs_fixed(agg, add)
     w7cfgs = sorted({k[2] for k in agg if k[1].startswith("w7-")}, key=cfg_key)
     for cfg in w7cfgs:
         for d in devs:
