@@ -215,6 +215,15 @@ def parse(paths):
                     run["startup"].append(obj)
                 elif tag == "BENCH":
                     m = measurement(obj)
+                    if m.get("missing_jobs"):
+                        # a fio's output was lost: left out, listed
+                        why = ("no fio output for job(s) "
+                               + ", ".join(m["missing_jobs"]))
+                        print(f"analyze: {m['dev']} {m['wl']} {m['cfg']} "
+                              f"rep {m['rep']}: {why}; left out", file=sys.stderr)
+                        errs.append({k: m[k] for k in ("dev", "wl", "cfg", "rep")}
+                                    | {"why": why, "run": i})
+                        continue
                     m["run"] = i
                     meas.append(m)
         runs.append(run)
@@ -238,6 +247,8 @@ def measurement(obj):
                  if ":" in e)
     for j in jobs:
         j["spec"] = specs.get(j["name"].split(".")[0])
+    have = {j["name"].split(".")[0] for j in jobs}
+    missing = [n for n in specs if n not in have]
     win = obj.get("win", {}) or {}
     m = {k: obj.get(k) for k in ("dev", "cfg", "wl", "rep", "rc", "wall_s",
                                  "lower", "target", "args", "err")}
@@ -276,7 +287,9 @@ def measurement(obj):
             j["tput"], j["tput_src"] = j["win_bytes"] * 1000.0 / ms, "window"
         else:
             j["tput"], j["tput_src"] = float(j["bw_bytes"]), "fio"
-    derive_fairness(m)
+    m["missing_jobs"] = missing
+    if not missing:
+        derive_fairness(m)
     return m
 
 
@@ -1094,7 +1107,7 @@ def write_md(path, runs, meas, agg, tg, errs):
           f"`bfq-nr-thru`: also low_latency=0 slice_idle=0; `iocost`: "
           f"{info.get('iocost_default')}, cgroup weights "
           f"`{(info.get('cg_weights') or '').strip()}`\n")
-    s += f"- {len(meas)} measurements" + (f", {len(errs)} set-ups failed" if errs else "") + "\n\n"
+    s += f"- {len(meas)} measurements" + (f", {len(errs)} set-ups failed or left out" if errs else "") + "\n\n"
     s += "## Devices\n\n"
     s += (f"- **nullb-lat**: null_blk, irqmode=2 (timer completion), "
           f"completion_nsec={info.get('nb_nsec')}, hw_queue_depth="
@@ -1154,7 +1167,7 @@ def write_md(path, runs, meas, agg, tg, errs):
         s += section_alone(meas, runs, dev)
         s += section_sweep(agg, runs, dev)
     if errs:
-        s += "## Failed set-ups\n\n" + "".join(
+        s += "## Failed set-ups and measurements left out\n\n" + "".join(
             f"- {e.get('dev')} {e.get('wl')} {e.get('cfg')} rep "
             f"{e.get('rep')}: {e.get('why')}\n" for e in errs) + "\n"
     with open(path, "w") as f:
