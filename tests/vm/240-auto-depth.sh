@@ -7,7 +7,8 @@
 #    completion_nsec NSEC, the setup of bench/guest.sh's nullb-lat, which
 #    has C=2 and 4 ms), for C = 1, 2, 4 and 32, and over /dev/vdc when
 #    vm/run throttles it (--throttle-iops: QEMU serves the throttled disk
-#    one request after another).  Two random 4 KiB readers keep more I/O
+#    one request after another; then that band alone: tests/run's
+#    vm-throttled suite, vm/throttle.conf).  Two random 4 KiB readers keep more I/O
 #    outstanding than the depth can hold (2 x QD), for RUNTIME s; depth_now
 #    is sampled every second.  The median of the last 9 samples must lie in the band:
 #      - null_blk C = 1, 2, 4 (C = 4 at 4 x NSEC: at most 250 a second,
@@ -141,6 +142,18 @@ nullb() {
 
 load_fairq
 : >"$TMPDIR/table"
+if [ -n "${FAIRQ_THROTTLE_IOPS:-}" ]; then
+	# the throttled suite (tests/run: vm-throttled) runs the vdc band
+	# alone; the unthrottled suite runs everything else
+	skip "null_blk bands and switches: the unthrottled suite runs them"
+	fairq_create fqauto /dev/vdc
+	cleanup_push fairq_destroy fqauto
+	band "vdc ${FAIRQ_THROTTLE_IOPS} IOPS" fqauto 160 1 4 "$RUNTIME_VDC"
+	fairq_destroy fqauto
+	cat "$TMPDIR/table"
+	unload_fairq
+	exit 0
+fi
 for c in 1 2 4 32; do
 	nsec=$NSEC
 	lo=$c hi=$((4 * c))
@@ -155,14 +168,7 @@ for c in 1 2 4 32; do
 	null_blk_destroy nbauto
 done
 
-if [ -n "${FAIRQ_THROTTLE_IOPS:-}" ]; then
-	fairq_create fqauto /dev/vdc
-	cleanup_push fairq_destroy fqauto
-	band "vdc ${FAIRQ_THROTTLE_IOPS} IOPS" fqauto 160 1 4 "$RUNTIME_VDC"
-	fairq_destroy fqauto
-else
-	skip "throttled vdc: vm/run without --throttle-iops (run: vm/run --throttle-iops 500 --throttle-bps 4194304 240-auto-depth)"
-fi
+skip "throttled vdc: tests/run's vm-throttled suite runs that band"
 
 echo
 printf '%-16s %6s %12s %7s %6s\n' device depth band epochs IOPS
