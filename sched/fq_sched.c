@@ -411,7 +411,12 @@ struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns)
 	if (!rq) {
 		if (fqs->reserve_held && !fqs->depth)
 			fq_depth_reserved(&fqs->dc);
-		/* held back: by a hold for a flow behind, or not by the depth */
+		/*
+		 * held back: by a hold for a flow behind, by a boosted flow's
+		 * reserve, or not by the depth.  The cost model counts only the
+		 * first as a full depth: a reserve leaves slots idle, so the
+		 * time between completions then is not the device's.
+		 */
 		fqs->depth_full = fqs->held;
 		fq_full_account(fqs, now_ns);
 		return NULL;
