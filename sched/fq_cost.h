@@ -93,6 +93,15 @@ void fq_cost_unseen(struct fq_cost *fc);
  */
 u64 fq_cost_ns(const struct fq_cost *fc, u32 bytes, bool write);
 
+/*
+ * fq_cost_price - the model's price of a request of direction @write:
+ * *@req_ns per request plus *@byte_price [2^-16 ns] per byte, the terms
+ * fq_cost_ns() adds up; false, and nothing written, while no model
+ * exists yet.
+ */
+bool fq_cost_price(const struct fq_cost *fc, bool write, u64 *req_ns,
+		   u64 *byte_price);
+
 /* The fitted terms, for figures: per request [ns] and per byte [ps]. */
 u64 fq_cost_a_ns(const struct fq_cost *fc, bool write);
 u64 fq_cost_b_ps_per_byte(const struct fq_cost *fc, bool write);

@@ -8,14 +8,19 @@
  */
 #include "fq_depth.h"
 
-#define FQ_DEPTH_UNITS_MAX	(1ull << 33)	/* per epoch, so << 30 fits */
+/* clamps that keep a priced epoch within 64 bits (fq_depth_rate()) */
+#define FQ_DEPTH_N_MAX		(1ull << 32)
+#define FQ_DEPTH_BYTES_MAX	(1ull << 36)
+#define FQ_DEPTH_REQ_NS_MAX	(1ull << 30)
+#define FQ_DEPTH_BYTE_PRICE_MAX	(1ull << 26)	/* 1 ms per byte */
+#define FQ_DEPTH_WORK_MAX	(1ull << 39)	/* per epoch, so << 24 fits */
 #define FQ_DEPTH_STEP_MAX	(1u << 30)
 
 static void fq_depth_open(struct fq_depth *dc, u64 now_ns, u64 full_ns)
 {
 	dc->cur.start_ns = now_ns;
 	dc->cur.n = 0;
-	dc->cur.units = 0;
+	dc->cur.w = (struct fq_depth_work){ };
 	dc->cur.lat_sum = 0;
 	dc->cur.full_start = full_ns;
 	dc->cur.unseen = false;
@@ -161,6 +166,29 @@ static bool fq_depth_worth(const struct fq_depth *dc,
 	return gain * lo->depth >= (u64)dc->gain_frac * (hi->depth - lo->depth);
 }
 
+static u64 fq_min(u64 a, u64 b)
+{
+	return a < b ? a : b;
+}
+
+/* @p's work at today's prices, per 2^-24 ns of its length */
+static u64 fq_depth_rate(const struct fq_depth *dc,
+			 const struct fq_depth_point *p)
+{
+	u64 work = 0;
+	int i;
+
+	if (!p->el)
+		return 0;
+	for (i = 0; i < 2; i++) {
+		work += fq_min(p->w.n[i], FQ_DEPTH_N_MAX) *
+			fq_min(dc->req_ns[i], FQ_DEPTH_REQ_NS_MAX);
+		work += fq_min(p->w.bytes[i], FQ_DEPTH_BYTES_MAX) *
+			fq_min(dc->byte_price[i], FQ_DEPTH_BYTE_PRICE_MAX) >> 16;
+	}
+	return (fq_min(work, FQ_DEPTH_WORK_MAX) << 24) / p->el;
+}
+
 /* Two epochs in a row at one depth: how far apart their rates were. */
 static void fq_depth_noise(struct fq_depth *dc, const struct fq_depth_point *p)
 {
@@ -179,7 +207,6 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 {
 	struct fq_depth_point p;
 	u64 el = now_ns - dc->cur.start_ns;
-	u64 units = dc->cur.units;
 	u64 full = dc->last_full > dc->cur.full_start ?
 		   dc->last_full - dc->cur.full_start : 0;
 	bool slow;
@@ -206,10 +233,14 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		}
 		return;
 	}
-	if (units > FQ_DEPTH_UNITS_MAX)
-		units = FQ_DEPTH_UNITS_MAX;
 	p.depth = dc->depth;
-	p.rate = (units << 30) / (el ? el : 1);
+	p.w = dc->cur.w;
+	p.el = el ? el : 1;
+	p.rate = fq_depth_rate(dc, &p);
+	/* the epochs it is compared with, at the same prices */
+	dc->prev.rate = fq_depth_rate(dc, &dc->prev);
+	dc->last.rate = fq_depth_rate(dc, &dc->last);
+	dc->ref.rate = fq_depth_rate(dc, &dc->ref);
 	p.lat = dc->cur.lat_sum / dc->cur.n;
 	dc->epochs++;
 	if (dc->cur.reserved)
@@ -313,6 +344,9 @@ void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max)
 	dc->gain_frac = FQ_DEPTH_GAIN_FRAC;
 	/* assume some noise until epochs at one depth show otherwise */
 	dc->noise = FQ_DEPTH_NOISE_PRIOR;
+	/* until the caller prices work, a byte is worth one ns */
+	dc->byte_price[0] = 1 << 16;
+	dc->byte_price[1] = 1 << 16;
 	dc->depth = seed < 1 ? 1 : seed > dc->depth_max ? dc->depth_max : seed;
 	dc->prev.depth = dc->depth;
 	dc->dir = 1;
@@ -331,8 +365,15 @@ void fq_depth_reserved(struct fq_depth *dc)
 	dc->cur.reserved = true;
 }
 
-u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
-		      u64 full_ns)
+void fq_depth_price(struct fq_depth *dc, bool write, u64 req_ns,
+		    u64 byte_price)
+{
+	dc->req_ns[write] = req_ns;
+	dc->byte_price[write] = byte_price;
+}
+
+u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u32 bytes,
+		      bool write, u64 full_ns)
 {
 	if (dc->closing && now_ns != dc->last_ns) {
 		/*
@@ -353,7 +394,8 @@ u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
 	if (now_ns == dc->cur.start_ns)
 		return dc->depth;
 	dc->cur.n++;
-	dc->cur.units += units;
+	dc->cur.w.n[write]++;
+	dc->cur.w.bytes[write] += bytes;
 	dc->cur.lat_sum += lat_ns;
 	dc->last_ns = now_ns;
 	dc->last_full = full_ns;

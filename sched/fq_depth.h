@@ -29,9 +29,9 @@
  * another flow counts as full too, but such an epoch only ever takes the
  * depth down (fq_depth_reserved()).
  * From each saturated epoch it
- * takes the throughput (caller-defined units per second: bytes, requests
- * or modelled device time) and the mean completion latency, and
- * hill-climbs:
+ * takes the throughput (work per second, work priced by the caller:
+ * modelled device time, or bytes until it sets a price) and the mean
+ * completion latency, and hill-climbs:
  *
  *   - from the seed: FQ_DEPTH_SEED_EPOCHS epochs measured, then a
  *     halving (to undo it an epoch must show a quarter less throughput,
@@ -82,21 +82,34 @@ enum {
 	FQ_DEPTH_NOISE_PRIOR = 64,	/* rate noise assumed at first: 1/16 */
 };
 
+/* Work completed, per direction ([0] reads, [1] writes). */
+struct fq_depth_work {
+	u64 n[2];		/* requests */
+	u64 bytes[2];
+};
+
 /* One epoch's sums. */
 struct fq_depth_epoch {
 	u64 start_ns;		/* first completion counted */
 	u64 n;			/* completions */
-	u64 units;		/* caller's work units completed */
+	struct fq_depth_work w;	/* the work they did */
 	u64 lat_sum;		/* completion latencies [ns], summed */
 	u64 full_start;		/* caller's full_ns when it opened */
 	bool unseen;		/* work went by unreported (fq_depth_unseen()) */
 	bool reserved;		/* work kept out of a reserve (fq_depth_reserved()) */
 };
 
-/* A measured epoch, the reference for the next decision. */
+/*
+ * A measured epoch, the reference for the next decision.  Its rate is
+ * its work priced at the prices of the moment (fq_depth_price()),
+ * recomputed whenever it is compared: two epochs are always compared at
+ * one price.
+ */
 struct fq_depth_point {
 	u32 depth;
-	u64 rate;		/* units per 2^-30 ns */
+	struct fq_depth_work w;
+	u64 el;			/* its length [ns] */
+	u64 rate;		/* priced work [ns] per 2^-24 ns */
 	u64 lat;		/* mean completion latency [ns] */
 };
 
@@ -108,6 +121,9 @@ struct fq_depth {
 	u64 lat_floor_ns;	/* never shrink for latency below this [ns] */
 	u32 probe_epochs;	/* held epochs between probes one deeper */
 	u32 gain_frac;		/* 1..1024: share of linear gain a move must show */
+	/* the price of work (fq_depth_price()), per direction */
+	u64 req_ns[2];		/* per request [ns] */
+	u64 byte_price[2];	/* per byte [2^-16 ns] */
 
 	/* state */
 	u32 depth;		/* the limit now */
@@ -149,14 +165,32 @@ struct fq_depth {
 void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max);
 
 /*
- * fq_depth_complete - one request completed at @now_ns after @lat_ns
- * below (dispatch to completion), worth @units of work (> 0).  @full_ns:
- * how long, summed up to @now_ns since the caller began (never going
- * down), the depth was full: at least as many requests in flight as the
- * depth allowed.  Returns the depth to use from now on.
+ * fq_depth_complete - one request of @bytes (@write or not) completed at
+ * @now_ns after @lat_ns below (dispatch to completion).  @full_ns: how
+ * long, summed up to @now_ns since the caller began (never going down),
+ * the depth was full: at least as many requests in flight as the depth
+ * allowed.  Returns the depth to use from now on.
  */
-u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u64 units,
-		      u64 full_ns);
+u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u32 bytes,
+		      bool write, u64 full_ns);
+
+/*
+ * fq_depth_price - what a request of direction @write is worth from now
+ * on: @req_ns per request plus @byte_price [2^-16 ns] per byte (fairq:
+ * the cost model's device time; until a price is set a byte is worth one
+ * ns, so throughput is bytes per second).  Every rate compared, the
+ * epochs already measured included, is priced anew, so prices may change
+ * at any time.  Why not bytes for ever: a deeper depth that shifts the
+ * mix towards larger requests then looks faster on a device whose cost
+ * is per request (nullb-lat's w3: 4 KiB against 124 KiB pieces, 4 ms
+ * each, climbed 2 -> 4 -> 8 -> 16 a second into every run).  Why not
+ * the device time of each request summed as it completes: the model
+ * moves as it learns (a tenth within a few epochs), and two epochs
+ * summed at different prices compare the model's drift, not the depths
+ * (nbd's w1 sat at 4 where 3 did as much).
+ */
+void fq_depth_price(struct fq_depth *dc, bool write, u64 req_ns,
+		    u64 byte_price);
 
 /*
  * fq_depth_unseen - requests below the caller's limit are completing that

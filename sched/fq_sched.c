@@ -424,6 +424,20 @@ struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns)
 	return fq_req_start(fqs, rq, now_ns);
 }
 
+/*
+ * The depth controller counts work in the cost model's device time, once
+ * there is a model (bytes until then): fq_depth_price() says why.
+ */
+static void fq_depth_priced(struct fq_sched *fqs)
+{
+	u64 req_ns, byte_price;
+	int write;
+
+	for (write = 0; write < 2; write++)
+		if (fq_cost_price(&fqs->fc, write, &req_ns, &byte_price))
+			fq_depth_price(&fqs->dc, write, req_ns, byte_price);
+}
+
 void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 		       u64 now_ns)
 {
@@ -450,10 +464,12 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 	if (!(rq->flags & FQ_REQ_NODATA))
 		fq_cost_complete(&fqs->fc, now_ns, rq->bytes, write, limited);
 	fq_full_account(fqs, now_ns);
-	if (!fqs->depth)
+	if (!fqs->depth) {
+		fq_depth_priced(fqs);
 		fqs->depth_now = fq_depth_complete(&fqs->dc, now_ns, svc,
-						   fq_rq_bytes(rq),
+						   fq_rq_bytes(rq), write,
 						   fqs->full_ns);
+	}
 	fqf->inflight--;
 	if (rq->flags & FQ_REQ_RAHEAD)
 		fqf->ra_inflight--;

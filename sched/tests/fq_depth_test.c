@@ -31,6 +31,7 @@ static struct loop {
 	bool adaptive;		/* false: fixed depth dc.depth */
 	u32 demand;		/* requests the loop keeps outstanding; 0: endless */
 	bool reserved;		/* every epoch had work held out of a reserve */
+	bool mix;		/* slots past the device's servers: large reads */
 	u64 done;		/* completions */
 	u32 dmin, dmax;		/* depth range seen since loop_mark() */
 	u64 full_ns, full_since;	/* time the depth was full, summed */
@@ -94,7 +95,8 @@ static void loop_run(u64 until_ns)
 			lp.rng ^= lp.rng >> 7;
 			lp.rng ^= lp.rng << 17;
 			io->sector = (lp.rng % (1ull << 30)) & ~7ull;
-			io->bytes = lp.bytes;
+			io->bytes = lp.mix && lp.inflight >= lp.dev.servers ?
+				    126976 : lp.bytes;
 			io->write = false;
 			sim_dev_submit(&lp.dev, io, lp.now);
 			lp.inflight++;
@@ -115,7 +117,7 @@ static void loop_run(u64 until_ns)
 			fq_depth_reserved(&lp.dc);
 		if (lp.adaptive)
 			fq_depth_complete(&lp.dc, lp.now, lp.now - io->submit_ns,
-					  io->bytes, lp.full_ns);
+					  io->bytes, false, lp.full_ns);
 		lp.inflight--;
 		lp.done++;
 		loop_full();
@@ -216,6 +218,85 @@ static void t_random_devices(void)
 				(unsigned long long)lp.done,
 				(unsigned long long)fixed);
 	}
+}
+
+/*
+ * A deeper depth that shifts the mix towards larger requests, on a device
+ * whose cost is per request (nullb-lat's w3 in the VM: 4 KiB reads
+ * against 124 KiB pieces of 1 MiB ones, 4 ms each whatever the size;
+ * here every slot past the C servers goes to a 124 KiB read).  Counted in
+ * bytes, a step deeper "gains" bytes the device did not serve faster: the
+ * control holds a request queued inside the device (depth above C) at
+ * least 3/4 of the time from 2 s to 6 s.  Priced per request
+ * (fq_depth_price(), as fairq prices by its cost model), at most 1/4 of
+ * it (the probes one deeper), and never outside [C, C + 2].
+ */
+static void t_mix_shift(void)
+{
+	static const u32 cs[] = { 1, 2, 4 };
+	unsigned int i, priced;
+	u64 above, n;
+	int before;
+
+	for (i = 0; i < ARRAY_SIZE(cs); i++) {
+		for (priced = 0; priced < 2; priced++) {
+			before = fq_test_failed;
+			loop_new(SIM_DEV_FIFO, cs[i], 4, 64, true);
+			lp.dev.req_ns = 4 * MS;
+			lp.dev.byte_ps = 0;
+			lp.mix = true;
+			if (priced)
+				fq_depth_price(&lp.dc, false, 4 * MS / cs[i], 0);
+			loop_run(2 * S);
+			loop_mark();
+			above = 0;
+			n = 0;
+			while (lp.now < 6 * S) {
+				loop_run(lp.now + 10 * MS);
+				above += lp.dc.depth > cs[i];
+				n++;
+			}
+			if (priced) {
+				CHECK(above * 4 <= n);
+				CHECK(lp.dmin >= cs[i] && lp.dmax <= cs[i] + 2);
+			} else {
+				CHECK(above * 4 >= n * 3);
+			}
+			if (fq_test_failed != before)
+				fprintf(stderr, "  mix_shift C=%u %s: above C %llu of %llu samples, range [%u, %u]\n",
+					cs[i], priced ? "priced" : "in bytes",
+					(unsigned long long)above,
+					(unsigned long long)n, lp.dmin, lp.dmax);
+		}
+	}
+}
+
+/*
+ * Prices change while the controller runs (fairq's cost model arrives,
+ * then moves): the epochs it compares are priced anew, so a unit a
+ * thousand times larger is no gain.  C=2, settled in bytes, then priced
+ * per request and per byte, then each price halved every 100 ms: the
+ * depth stays in [C, C + 2].
+ */
+static void t_price_change(void)
+{
+	u64 req = 2 * MS, byte = 1 << 14;
+	int i;
+
+	loop_new(SIM_DEV_FIFO, 2, 4, 64, true);
+	loop_run(2 * S);
+	CHECK(lp.dc.depth >= 2 && lp.dc.depth <= 4);
+	loop_mark();
+	for (i = 0; i < 10; i++) {
+		fq_depth_price(&lp.dc, false, req, byte);
+		loop_run(lp.now + 100 * MS);
+		req /= 2;
+		byte /= 2;
+	}
+	loop_run(lp.now + 2 * S);
+	CHECK(lp.dmin >= 2 && lp.dmax <= 4);
+	if (fq_test_failed)
+		report("price_change", 2);
 }
 
 /* C changes under a settled controller: back in [C', C' + 2] within 2 s. */
@@ -433,7 +514,7 @@ static void t_unsaturated(void)
 	for (i = 0; i < 100000; i++) {
 		now += 50000;
 		fq_depth_complete(&dc, now, 100000 + (u64)(i % 7) * 10000,
-				  4096, 0);
+				  4096, false, 0);
 	}
 	CHECK_EQ(dc.depth, 16);
 	CHECK_EQ(dc.changes, 0);
@@ -525,7 +606,8 @@ static void t_bounds(void)
 			if ((r >> 8) % 8 != 0)
 				full += step;
 			d = fq_depth_complete(&dc, now, r % 5000000,
-					      1 + (r >> 20) % (1 << 20), full);
+					      1 + (r >> 20) % (1 << 20),
+					      (r >> 12) & 1, full);
 			if (d < dc.depth_min || d > dc.depth_max) {
 				CHECK(d >= dc.depth_min && d <= dc.depth_max);
 				break;
@@ -533,11 +615,11 @@ static void t_bounds(void)
 		}
 		CHECK(dc.epochs > 0);
 	}
-	/* a zero-length epoch and zero units do not divide by zero */
+	/* a zero-length epoch and zero bytes do not divide by zero */
 	fq_depth_init(&dc, 4, 8);
 	dc.epoch_ns = 0;
 	for (i = 0; i < 1000; i++)
-		fq_depth_complete(&dc, 1000, 10, 0, 1000);
+		fq_depth_complete(&dc, 1000, 10, 0, false, 1000);
 	CHECK(dc.depth >= 1 && dc.depth <= 8);
 }
 
@@ -546,6 +628,8 @@ static const struct fq_test_case cases[] = {
 	{ "reconverge", t_reconverge },
 	{ "reserved", t_reserved },
 	{ "random_devices", t_random_devices },
+	{ "mix_shift", t_mix_shift },
+	{ "price_change", t_price_change },
 	{ "throughput", t_throughput },
 	{ "unthrottled", t_unthrottled },
 	{ "noisy", t_noisy },
