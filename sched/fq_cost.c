@@ -182,19 +182,11 @@ bool fq_cost_price(const struct fq_cost *fc, bool write, u64 *req_ns,
 		   u64 *byte_price)
 {
 	const struct fq_cost_dir *cd = fq_cost_model(fc, write);
-	u64 mean;
 
 	if (!cd)
 		return false;
-	/* one size so far: the mean cost in proportion to the bytes */
-	mean = !cd->sized && cd->sn ? cd->sb / cd->sn : 0;
-	if (mean) {
-		*req_ns = 0;
-		*byte_price = cd->a * 16 * 65536 / mean;
-	} else {
-		*req_ns = cd->a * 16;
-		*byte_price = cd->b;
-	}
+	*req_ns = cd->a * 16;
+	*byte_price = cd->b;
 	return true;
 }
 

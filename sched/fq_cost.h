@@ -94,10 +94,12 @@ void fq_cost_unseen(struct fq_cost *fc);
 u64 fq_cost_ns(const struct fq_cost *fc, u32 bytes, bool write);
 
 /*
- * fq_cost_price - the model's price of a request of direction @write:
- * *@req_ns per request plus *@byte_price [2^-16 ns] per byte, the terms
- * fq_cost_ns() adds up; false, and nothing written, while no model
- * exists yet.
+ * fq_cost_price - the fitted terms for direction @write: *@req_ns per
+ * request and *@byte_price [2^-16 ns] per byte; false, and nothing
+ * written, while no model exists yet.  Until sizes once varied b is 0
+ * and a the mean cost per request: a price per request, where
+ * fq_cost_ns() charges that mean in proportion to the bytes (the depth
+ * controller's unit must not grow with the size of what it lets in).
  */
 bool fq_cost_price(const struct fq_cost *fc, bool write, u64 *req_ns,
 		   u64 *byte_price);
