@@ -166,9 +166,9 @@ static bool fq_depth_worth(const struct fq_depth *dc,
 	return gain * lo->depth >= (u64)dc->gain_frac * (hi->depth - lo->depth);
 }
 
-static u64 fq_min(u64 a, u64 b)
+static u64 fq_depth_clamp(u64 v, u64 max)
 {
-	return a < b ? a : b;
+	return v < max ? v : max;
 }
 
 /* @p's work at today's prices, per 2^-24 ns of its length */
@@ -181,12 +181,12 @@ static u64 fq_depth_rate(const struct fq_depth *dc,
 	if (!p->el)
 		return 0;
 	for (i = 0; i < 2; i++) {
-		work += fq_min(p->w.n[i], FQ_DEPTH_N_MAX) *
-			fq_min(dc->req_ns[i], FQ_DEPTH_REQ_NS_MAX);
-		work += fq_min(p->w.bytes[i], FQ_DEPTH_BYTES_MAX) *
-			fq_min(dc->byte_price[i], FQ_DEPTH_BYTE_PRICE_MAX) >> 16;
+		work += fq_depth_clamp(p->w.n[i], FQ_DEPTH_N_MAX) *
+			fq_depth_clamp(dc->req_ns[i], FQ_DEPTH_REQ_NS_MAX);
+		work += fq_depth_clamp(p->w.bytes[i], FQ_DEPTH_BYTES_MAX) *
+			fq_depth_clamp(dc->byte_price[i], FQ_DEPTH_BYTE_PRICE_MAX) >> 16;
 	}
-	return (fq_min(work, FQ_DEPTH_WORK_MAX) << 24) / p->el;
+	return (fq_depth_clamp(work, FQ_DEPTH_WORK_MAX) << 24) / p->el;
 }
 
 /* Two epochs in a row at one depth: how far apart their rates were. */
