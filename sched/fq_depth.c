@@ -58,6 +58,12 @@ static u32 fq_depth_min_step(const struct fq_depth *dc, u32 from)
 static bool fq_depth_try(struct fq_depth *dc)
 {
 	u32 from = dc->prev.depth, to, step;
+	u32 lo = dc->depth_min;
+
+	if (dc->cur.reserved && dc->known_min > lo)
+		lo = dc->known_min;
+	if (dc->dir < 0 && from <= lo)
+		return false;
 
 	step = fq_depth_min_step(dc, from);
 	if (step < dc->step)
@@ -65,7 +71,7 @@ static bool fq_depth_try(struct fq_depth *dc)
 	if (dc->dir > 0)
 		to = dc->depth_max - from > step ? from + step : dc->depth_max;
 	else
-		to = from - dc->depth_min > step ? from - step : dc->depth_min;
+		to = from - lo > step ? from - step : lo;
 	if (to == from)
 		return false;
 	dc->moved = true;
@@ -279,6 +285,13 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 			       fq_depth_worth(dc, &dc->prev, &p);
 		else
 			keep = !fq_depth_worth(dc, &p, &dc->prev);
+		if (!dc->cur.reserved && p.depth < dc->prev.depth) {
+			/* below prev.depth the throughput is known to fall */
+			if (!keep && dc->prev.depth > dc->known_min)
+				dc->known_min = dc->prev.depth;
+			else if (keep && p.depth < dc->known_min)
+				dc->known_min = 0;
+		}
 		if (keep) {
 			fq_depth_accept(dc, &p);
 			return;
@@ -310,6 +323,8 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 			return;
 		dc->slow_epochs = 0;
 		dc->trig_depth = p.depth;
+		if (!dc->cur.reserved)
+			dc->known_min = 0;	/* the device changed */
 		fq_depth_search(dc, &p, -1);
 		return;
 	}

@@ -145,6 +145,7 @@ struct fq_depth {
 	u64 lat_min;		/* latency floor: lowest epoch mean [ns], 0 = relearn */
 	u32 slow_epochs;	/* held epochs in a row with the latency up */
 	u32 trig_depth;		/* depth a search for lost capacity began at */
+	u32 known_min;		/* below it an epoch with no reserve lost rate */
 	struct fq_depth_point prev;	/* the depth we moved from */
 	struct fq_depth_point ref;	/* the held depth when hold began */
 	struct fq_depth_epoch cur;
@@ -211,7 +212,13 @@ void fq_depth_unseen(struct fq_depth *dc);
  * what a shallower depth costs, not what a deeper one gains (more depth
  * goes to the others, and the reserve grows with it).  So the open epoch
  * may keep a move down, and start one, but undoes a move up and starts
- * no probe upward.
+ * no probe upward -- and goes no lower than a depth from which an epoch
+ * without a reserve showed a move down losing throughput (known_min):
+ * there the reserve would leave the others too few slots, and from
+ * below it no reserved epoch could climb back (bench start-up: ten
+ * streamers settle nullb-lat at 2; a boosted reader's reserved epochs
+ * then took it to 1, where its every request waited for a streamer's,
+ * 1.65x its time alone against 1.1x at 2).
  */
 void fq_depth_reserved(struct fq_depth *dc);
 
