@@ -483,6 +483,8 @@ extern const struct fq_policy *const fq_policies[];	/* NULL-terminated */
 const struct fq_policy *fq_policy_find(const char *name);
 void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq);
 u64 fq_charge_ns(const struct fq_sched *fqs, const struct fq_req *rq);
+/* (Re)start depth=auto at @seed, priced at the cost model's terms. */
+void fq_sched_depth_restart(struct fq_sched *fqs, u32 seed, u32 depth_max);
 struct fq_req *fq_oldest(struct fq_sched *fqs);
 
 /* fq_flow.c: flows' memory, the flow table, flows' lists and release */

@@ -72,6 +72,29 @@ static void fq_now(struct fq_sched *fqs, u64 now_ns)
 		fqs->now_ns = now_ns;
 }
 
+/*
+ * The depth controller counts work in the cost model's device time, once
+ * there is a model (bytes until then): fq_depth_price() says why.  The
+ * prices change only when the model is refitted, so they are set then
+ * and when the controller (re)starts, not at every completion.
+ */
+static void fq_depth_priced(struct fq_sched *fqs)
+{
+	u64 req_ns, byte_price;
+	int write;
+
+	for (write = 0; write < 2; write++)
+		if (fq_cost_price(&fqs->fc, write, &req_ns, &byte_price))
+			fq_depth_price(&fqs->dc, write, req_ns, byte_price);
+}
+
+void fq_sched_depth_restart(struct fq_sched *fqs, u32 seed, u32 depth_max)
+{
+	fq_depth_init(&fqs->dc, seed, depth_max);
+	fq_depth_priced(fqs);
+	fqs->depth_now = fqs->dc.depth;
+}
+
 struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 {
 	const struct fq_policy *pol = NULL;
@@ -89,8 +112,9 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 		return NULL;
 	fq_tunables_default(fqs);
 	fq_cost_init(&fqs->fc);
-	fq_depth_init(&fqs->dc, FQ_SCHED_DEPTH_SEED, fqs->depth_max);
-	fqs->depth_now = fqs->depth ? fqs->depth : fqs->dc.depth;
+	fq_sched_depth_restart(fqs, FQ_SCHED_DEPTH_SEED, fqs->depth_max);
+	if (fqs->depth)
+		fqs->depth_now = fqs->depth;
 	if (pol) {
 		fqs->pol = pol;
 		while (fq_policies[fqs->policy] != pol)
@@ -126,8 +150,7 @@ void fq_sched_seed_depth(struct fq_sched *fqs, u32 lower_depth)
 		return;
 	if (lower_depth > FQ_SCHED_DEPTH_SEED)
 		lower_depth = FQ_SCHED_DEPTH_SEED;
-	fq_depth_init(&fqs->dc, lower_depth, fqs->depth_max);
-	fqs->depth_now = fqs->dc.depth;
+	fq_sched_depth_restart(fqs, lower_depth, fqs->depth_max);
 }
 
 void fq_sched_destroy(struct fq_sched *fqs)
@@ -424,20 +447,6 @@ struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns)
 	return fq_req_start(fqs, rq, now_ns);
 }
 
-/*
- * The depth controller counts work in the cost model's device time, once
- * there is a model (bytes until then): fq_depth_price() says why.
- */
-static void fq_depth_priced(struct fq_sched *fqs)
-{
-	u64 req_ns, byte_price;
-	int write;
-
-	for (write = 0; write < 2; write++)
-		if (fq_cost_price(&fqs->fc, write, &req_ns, &byte_price))
-			fq_depth_price(&fqs->dc, write, req_ns, byte_price);
-}
-
 void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 		       u64 now_ns)
 {
@@ -461,15 +470,18 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 	 * fq_rq_bytes() for the controller.
 	 */
 	limited = fqs->depth_full && fqs->queued > 0;
-	if (!(rq->flags & FQ_REQ_NODATA))
+	if (!(rq->flags & FQ_REQ_NODATA)) {
+		u64 fits = fqs->fc.epochs;
+
 		fq_cost_complete(&fqs->fc, now_ns, rq->bytes, write, limited);
+		if (fqs->fc.epochs != fits)
+			fq_depth_priced(fqs);
+	}
 	fq_full_account(fqs, now_ns);
-	if (!fqs->depth) {
-		fq_depth_priced(fqs);
+	if (!fqs->depth)
 		fqs->depth_now = fq_depth_complete(&fqs->dc, now_ns, svc,
 						   fq_rq_bytes(rq), write,
 						   fqs->full_ns);
-	}
 	fqf->inflight--;
 	if (rq->flags & FQ_REQ_RAHEAD)
 		fqf->ra_inflight--;

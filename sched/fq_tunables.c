@@ -192,8 +192,7 @@ static int fq_set_depth(struct fq_sched *fqs, u32 *field, u32 v)
 		fqs->depth_now = v;
 		return 0;
 	}
-	fq_depth_init(&fqs->dc, fqs->depth_now, fqs->depth_max);
-	fqs->depth_now = fqs->dc.depth;
+	fq_sched_depth_restart(fqs, fqs->depth_now, fqs->depth_max);
 	return 0;
 }
 
@@ -205,8 +204,7 @@ static int fq_set_depth_max(struct fq_sched *fqs, u32 *field, u32 v)
 	*field = v;
 	if (fqs->depth)
 		return 0;
-	fq_depth_init(&fqs->dc, fqs->depth_now < v ? fqs->depth_now : v, v);
-	fqs->depth_now = fqs->dc.depth;
+	fq_sched_depth_restart(fqs, fqs->depth_now < v ? fqs->depth_now : v, v);
 	return 0;
 }
 
