@@ -155,9 +155,9 @@ static void fq_depth_search(struct fq_depth *dc,
  * rate(hi) / rate(lo) - 1 >= gain_frac * (depth(hi) / depth(lo) - 1),
  * in 1/1024ths.
  */
-static bool fq_depth_worth(const struct fq_depth *dc,
-			   const struct fq_depth_point *lo,
-			   const struct fq_depth_point *hi)
+static bool fq_depth_worth_frac(const struct fq_depth *dc,
+				const struct fq_depth_point *lo,
+				const struct fq_depth_point *hi, u32 frac)
 {
 	u64 r, gain;
 
@@ -169,7 +169,14 @@ static bool fq_depth_worth(const struct fq_depth *dc,
 	gain = r > 1024 + (1u << 20) ? 1u << 20 : r - 1024;
 	if (gain < fq_depth_thr(dc))
 		return false;
-	return gain * lo->depth >= (u64)dc->gain_frac * (hi->depth - lo->depth);
+	return gain * lo->depth >= (u64)frac * (hi->depth - lo->depth);
+}
+
+static bool fq_depth_worth(const struct fq_depth *dc,
+			   const struct fq_depth_point *lo,
+			   const struct fq_depth_point *hi)
+{
+	return fq_depth_worth_frac(dc, lo, hi, dc->gain_frac);
 }
 
 static u64 fq_depth_clamp(u64 v, u64 max)
@@ -286,8 +293,13 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		else
 			keep = !fq_depth_worth(dc, &p, &dc->prev);
 		if (!dc->cur.reserved && p.depth < dc->prev.depth) {
-			/* below prev.depth the throughput is known to fall */
-			if (!keep && dc->prev.depth > dc->known_min)
+			/*
+			 * below prev.depth the throughput is known to fall: by
+			 * at least half of linear (a server idled), not by
+			 * what a throttle's noise does to one epoch
+			 */
+			if (!keep && dc->prev.depth > dc->known_min &&
+			    fq_depth_worth_frac(dc, &p, &dc->prev, 512))
 				dc->known_min = dc->prev.depth;
 			else if (keep && p.depth < dc->known_min)
 				dc->known_min = 0;
