@@ -213,7 +213,8 @@ void fq_depth_unseen(struct fq_depth *dc);
  * goes to the others, and the reserve grows with it).  So the open epoch
  * may keep a move down, and start one, but undoes a move up and starts
  * no probe upward -- and goes no lower than a depth from which an epoch
- * without a reserve showed a move down losing throughput (known_min):
+ * without a reserve showed a move down losing half of linear throughput
+ * or more, as an idled server does (known_min):
  * there the reserve would leave the others too few slots, and from
  * below it no reserved epoch could climb back (bench start-up: ten
  * streamers settle nullb-lat at 2; a boosted reader's reserved epochs
