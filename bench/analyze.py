@@ -421,11 +421,19 @@ def alone_table(meas):
     return {k: median(v) for k, v in acc.items()}
 
 
+def alone_cfg(c):
+    """The configuration whose alone runs are c's reference: its own, or
+    for a depth sweep's fixed depth the configuration it varies (the
+    sweep has no alone runs of its own)."""
+    return c.split(":depth=")[0] if is_sweep(c) else c
+
+
 def apply_slowdown(meas):
     alone = alone_table(meas)
     for m in meas:
         if m["wl"] != "alone":
-            slowdown(m, lambda spec, m=m: alone.get((m["dev"], m["cfg"], spec)))
+            slowdown(m, lambda spec, m=m: alone.get(
+                (m["dev"], alone_cfg(m["cfg"]), spec)))
     return alone
 
 
@@ -583,6 +591,12 @@ def competitors(agg, dev, wl):
             and not is_fairq(k[2])]
 
 
+def floor_cfgs(agg, dev, wl):
+    """The throughput target's references: none and mq-deadline."""
+    return [c for c in competitors(agg, dev, wl)
+            if base_cfg(c).startswith("mq-deadline") or base_cfg(c) == "none"]
+
+
 def best(agg, dev, wl, cfgs, val, low=False):
     """(cfg, value) of the configuration among cfgs with the best val(a)."""
     cand = [(c, val(agg[(dev, wl, c)])) for c in cfgs]
@@ -625,10 +639,6 @@ def targets(agg):
     def mqd(d, wl):
         return [c for c in competitors(agg, d, wl) if base_cfg(c).startswith("mq-deadline")]
 
-    def floor(d, wl):
-        return [c for c in competitors(agg, d, wl)
-                if base_cfg(c).startswith("mq-deadline") or base_cfg(c) == "none"]
-
     for fq in FQ_TARGET_CFGS:
         for d in bound:
             for wl in ("w1", "w2", "w3", "w4"):
@@ -647,7 +657,7 @@ def targets(agg):
                         + note(d, wl, fq), scored(d, wl, fq, js >= 0.95))
                 a_fq = agg.get((d, wl, fq))
                 tf = total(a_fq, wl) if a_fq else None
-                bc, tm = best(agg, d, wl, floor(d, wl), lambda a: total(a, wl))
+                bc, tm = best(agg, d, wl, floor_cfgs(agg, d, wl), lambda a: total(a, wl))
                 if tf is not None and tm:
                     nd = 1 if tput_unit(wl) == "MiB/s" else 0
                     ceil = fair_ceiling(agg[(d, wl, bc)], wl)
@@ -966,12 +976,27 @@ def section_sweep(agg, runs, dev):
                   key=lambda k: cfg_key(k[2]))
     if not keys:
         return ""
-    rows = [[sweep_depth(k[2]), fmt(agg[k]["lower_iops"]), fmt(agg[k]["light_p99_us"]),
+    wl = keys[0][1]
+    _, bar = best(agg, dev, wl, floor_cfgs(agg, dev, wl), lambda a: total(a, wl))
+
+    def light_s(a):
+        j = (a.get("jobs") or {}).get("light") or {}
+        return (f"{fmt(j['iops'])} ({fmt(j['s'], 2)})"
+                if j.get("s") is not None else "-")
+
+    rows = [[sweep_depth(k[2]), fmt(agg[k]["lower_iops"]),
+             fmt(ratio(total(agg[k], wl), bar), 2), fmt(agg[k]["G"], 2),
+             light_s(agg[k]), fmt(agg[k]["light_p99_us"]),
              fmt(agg[k]["light_p50_us"]), agg[k]["n"]] for k in keys]
-    s = (f"#### {dev}: depth sweep, fairq-cfq at a fixed depth, workload 2\n\n")
+    s = (f"#### {dev}: depth sweep, fairq-cfq at a fixed depth, workload 2\n\n"
+         "Where the throughput target (total >= 0.95 of the best of none and "
+         "mq-deadline) and the guarantee (G >= 0.9) meet, if anywhere: "
+         "s and G against fairq-cfq's alone runs (their heavy job at "
+         "depth=auto).\n\n")
     if len(runs) > 1:
         s += f"(from run {run_note(runs, agg[keys[0]])})\n\n"
-    return s + md_table(["depth", "total IOPS (lower)", "light p99 us",
+    return s + md_table(["depth", "total IOPS (lower)", "total / best",
+                         "G", "light IOPS (s)", "light p99 us",
                          "light p50 us", "n"], rows) + "\n"
 
 

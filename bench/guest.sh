@@ -64,7 +64,7 @@ NR_REQ=${BENCH_NR_REQUESTS:-256}
 # slowdown s_i = throughput with the others / throughput alone).
 ALONE_RUNTIME=${BENCH_ALONE_RUNTIME:-2}
 # The depth sweep: fairq-cfq at each fixed depth, workload 2.
-SWEEP_DEPTHS=${BENCH_SWEEP_DEPTHS:-1 2 4 8 16 32 64}
+SWEEP_DEPTHS=${BENCH_SWEEP_DEPTHS:-1 2 3 4 6 8 16 32 64}
 SWEEP_REPS=${BENCH_SWEEP_REPS:-1}
 # Plan only (bench/run, on the host): print "PLAN dev wl cfg rep est_s"
 # per measurement, touch nothing.

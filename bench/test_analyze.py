@@ -78,6 +78,12 @@ def fixture(dirname):
                       pio([(10, 10, 0, 0), (12, 12, 0, 500 * K4), (13, 13, 0, 500 * K4)]),
                       fairq0={"done_reqs": 100, "done_bytes": 100 * K4},
                       fairq={"done_reqs": 1100, "done_bytes": 1100 * K4}))
+    # The depth sweep at depth 8: light 50, heavy 950 I/Os in the window;
+    # no alone runs of its own (fairq-cfq's are its reference).
+    run1.append(bench("d", "w2", "fairq-cfq:depth=8", 1, 2000, 1000, 8000,
+                      "light:r4k-psync heavy:r4k-qd32",
+                      [job("light", 25 * K4, 25), job("heavy", 475 * K4, 475)],
+                      pio([(12, 12, 0, 50 * K4), (13, 13, 0, 950 * K4)])))
     # Alone: light's spec 200 IOPS, heavy's 500 (fio's figures).
     for cfg in ("mq-deadline", "fairq-cfq"):
         run1.append(bench("d", "alone", cfg, 1, 0, 0, 0,
@@ -142,6 +148,13 @@ def main():
 
         # One run.
         runs, meas, agg, tg, errs = analyze.analyze([r1], tmp)
+        sw = agg[("d", "w2", "fairq-cfq:depth=8")]
+        check("sweep: s light against fairq-cfq's alone = 25 / 200",
+              sw["jobs"]["light"]["s"], 0.125)
+        check("sweep: G = min(0.125, 0.95) / (1/2)", sw["G"], 0.25)
+        sec = analyze.section_sweep(agg, runs, "d")
+        check("sweep table row: depth, total, total / best, G, light (s)",
+              "| 8 | 500 | 1.00 | 0.25 | 25 (0.12) |" in sec, True)
         a = agg[("d", "w2", "mq-deadline")]
         check("w2 total from the lower device", a["lower_iops"], 500.0)
         check("w2 fio sum (never the total)", a["fio_sum_iops"], 580.0)
