@@ -972,32 +972,44 @@ def section_alone(meas, runs, dev):
 
 
 def section_sweep(agg, runs, dev):
-    keys = sorted([k for k in agg if k[0] == dev and is_sweep(k[2])],
+    """One table per workload swept on @dev (fairq-cfq at fixed depths)."""
+    out = ""
+    for wl in sorted({k[1] for k in agg if k[0] == dev and is_sweep(k[2])},
+                     key=wl_key):
+        out += sweep_table(agg, runs, dev, wl)
+    return out
+
+
+def sweep_table(agg, runs, dev, wl):
+    keys = sorted([k for k in agg if k[0] == dev and k[1] == wl and is_sweep(k[2])],
                   key=lambda k: cfg_key(k[2]))
-    if not keys:
-        return ""
-    wl = keys[0][1]
     _, bar = best(agg, dev, wl, floor_cfgs(agg, dev, wl), lambda a: total(a, wl))
+    light = wl == "w2"
 
     def light_s(a):
         j = (a.get("jobs") or {}).get("light") or {}
         return (f"{fmt(j['iops'])} ({fmt(j['s'], 2)})"
                 if j.get("s") is not None else "-")
 
-    rows = [[sweep_depth(k[2]), fmt(agg[k]["lower_iops"]),
-             fmt(ratio(total(agg[k], wl), bar), 2), fmt(agg[k]["G"], 2),
-             light_s(agg[k]), fmt(agg[k]["light_p99_us"]),
-             fmt(agg[k]["light_p50_us"]), agg[k]["n"]] for k in keys]
-    s = (f"#### {dev}: depth sweep, fairq-cfq at a fixed depth, workload 2\n\n"
+    rows = []
+    for k in keys:
+        a = agg[k]
+        row = [sweep_depth(k[2]), fmt(total(a, wl)), fmt(ratio(total(a, wl), bar), 2),
+               fmt(a["G"], 2)]
+        if light:
+            row += [light_s(a), fmt(a["light_p99_us"]), fmt(a["light_p50_us"])]
+        rows.append(row + [a["n"]])
+    s = (f"#### {dev}: depth sweep, fairq-cfq at a fixed depth, workload {wl[1:]}\n\n"
          "Where the throughput target (total >= 0.95 of the best of none and "
          "mq-deadline) and the guarantee (G >= 0.9) meet, if anywhere: "
-         "s and G against fairq-cfq's alone runs (their heavy job at "
+         "s and G against fairq-cfq's alone runs (their jobs at "
          "depth=auto).\n\n")
     if len(runs) > 1:
         s += f"(from run {run_note(runs, agg[keys[0]])})\n\n"
-    return s + md_table(["depth", "total IOPS (lower)", "total / best",
-                         "G", "light IOPS (s)", "light p99 us",
-                         "light p50 us", "n"], rows) + "\n"
+    head = ["depth", f"total {tput_unit(wl)} (lower)", "total / best", "G"]
+    if light:
+        head += ["light IOPS (s)", "light p99 us", "light p50 us"]
+    return s + md_table(head + ["n"], rows) + "\n"
 
 
 def w5_extra(agg, keys):
@@ -1350,7 +1362,7 @@ plot {", ".join(plots)}
 
 
 def plot_sweep(agg, dev, out_dir):
-    keys = sorted([k for k in agg if k[0] == dev and is_sweep(k[2])],
+    keys = sorted([k for k in agg if k[0] == dev and k[1] == "w2" and is_sweep(k[2])],
                   key=lambda k: cfg_key(k[2]))
     if not keys:
         return None

@@ -1079,15 +1079,15 @@ bench_wl() {
 	alone_note "$1" "${@:3}"
 }
 
-# sweep DEV LOWER: workload 2 under fairq-cfq at each fixed depth
-# (SWEEP_DEPTHS), SWEEP_REPS rounds: total throughput and the light
-# reader's p99 against the depth.
+# sweep DEV LOWER [WL]: workload WL (default 2) under fairq-cfq at each
+# fixed depth (SWEEP_DEPTHS), SWEEP_REPS rounds: total throughput, G and
+# (workload 2) the light reader's p99 against the depth.
 sweep() {
 	local d cfgs=() reps=$REPS
 	[ "$HAVE_FAIRQ" = 1 ] || return 0
 	for d in $SWEEP_DEPTHS; do cfgs+=("fairq-cfq:depth=$d"); done
 	REPS=$SWEEP_REPS
-	round "$1" "$2" w2 "${cfgs[@]}"
+	round "$1" "$2" "${3:-w2}" "${cfgs[@]}"
 	REPS=$reps
 }
 
@@ -1228,6 +1228,8 @@ plan_full() {
 
 	# The throttled virtio disk.
 	# shellcheck disable=SC2046,SC2086
+	bench_wl virtio vdc w1 mq-deadline-nr bfq-nr-thru $(fq_cfgs $FQ_MAIN)
+	# shellcheck disable=SC2046,SC2086
 	bench_wl virtio vdc w2 $COMP_BEST dm-linear $(fq_cfgs $FQ_MAIN)
 	# shellcheck disable=SC2046,SC2086
 	bench_wl virtio vdc w3 mq-deadline-nr bfq bfq-nr-thru $(fq_cfgs $FQ_MAIN)
@@ -1237,9 +1239,12 @@ plan_full() {
 	# nbd over fairq-nbd's device model.
 	if nbd_up; then
 		# shellcheck disable=SC2046,SC2086
+		bench_wl nbd nbd0 w1 mq-deadline-nr bfq-nr-thru $(fq_cfgs $FQ_MAIN)
+		# shellcheck disable=SC2046,SC2086
 		bench_wl nbd nbd0 w2 mq-deadline-nr bfq-nr-thru $(fq_cfgs $FQ_MAIN)
 		alone_flush nbd nbd0
 		sweep nbd nbd0
+		sweep nbd nbd0 w1
 		nbd_down
 	fi
 
