@@ -972,11 +972,14 @@ def section_alone(meas, runs, dev):
 
 
 def section_sweep(agg, runs, dev):
-    """One table per workload swept on @dev (fairq-cfq at fixed depths)."""
+    """One table per workload swept on @dev (fairq-cfq at two or more
+    fixed depths; a single fixed depth, as W6's comparison with depth=32,
+    is no sweep)."""
     out = ""
     for wl in sorted({k[1] for k in agg if k[0] == dev and is_sweep(k[2])},
                      key=wl_key):
-        out += sweep_table(agg, runs, dev, wl)
+        if sum(1 for k in agg if k[:2] == (dev, wl) and is_sweep(k[2])) > 1:
+            out += sweep_table(agg, runs, dev, wl)
     return out
 
 

@@ -78,8 +78,13 @@ def fixture(dirname):
                       pio([(10, 10, 0, 0), (12, 12, 0, 500 * K4), (13, 13, 0, 500 * K4)]),
                       fairq0={"done_reqs": 100, "done_bytes": 100 * K4},
                       fairq={"done_reqs": 1100, "done_bytes": 1100 * K4}))
-    # The depth sweep at depth 8: light 50, heavy 950 I/Os in the window;
-    # no alone runs of its own (fairq-cfq's are its reference).
+    # The depth sweep at depths 2 and 8 (at 8: light 50, heavy 950 I/Os
+    # in the window); no alone runs of its own (fairq-cfq's are its
+    # reference).
+    run1.append(bench("d", "w2", "fairq-cfq:depth=2", 1, 2000, 1000, 8000,
+                      "light:r4k-psync heavy:r4k-qd32",
+                      [job("light", 75 * K4, 75), job("heavy", 425 * K4, 425)],
+                      pio([(12, 12, 0, 150 * K4), (13, 13, 0, 850 * K4)])))
     run1.append(bench("d", "w2", "fairq-cfq:depth=8", 1, 2000, 1000, 8000,
                       "light:r4k-psync heavy:r4k-qd32",
                       [job("light", 25 * K4, 25), job("heavy", 475 * K4, 475)],
@@ -155,6 +160,9 @@ def main():
         sec = analyze.section_sweep(agg, runs, "d")
         check("sweep table row: depth, total, total / best, G, light (s)",
               "| 8 | 500 | 1.00 | 0.25 | 25 (0.12) |" in sec, True)
+        check("one fixed depth is no sweep (W6's depth=32)",
+              analyze.section_sweep({k: v for k, v in agg.items()
+                                     if k[2] != "fairq-cfq:depth=2"}, runs, "d"), "")
         a = agg[("d", "w2", "mq-deadline")]
         check("w2 total from the lower device", a["lower_iops"], 500.0)
         check("w2 fio sum (never the total)", a["fio_sum_iops"], 580.0)
