@@ -975,17 +975,17 @@ def section_sweep(agg, runs, dev):
     """One table per workload swept on @dev (fairq-cfq at two or more
     fixed depths; a single fixed depth, as W6's comparison with depth=32,
     is no sweep)."""
-    out = ""
-    for wl in sorted({k[1] for k in agg if k[0] == dev and is_sweep(k[2])},
-                     key=wl_key):
-        if sum(1 for k in agg if k[:2] == (dev, wl) and is_sweep(k[2])) > 1:
-            out += sweep_table(agg, runs, dev, wl)
-    return out
+    by_wl = {}
+    for k in agg:
+        if k[0] == dev and is_sweep(k[2]):
+            by_wl.setdefault(k[1], []).append(k)
+    return "".join(sweep_table(agg, runs, dev, wl,
+                               sorted(keys, key=lambda k: cfg_key(k[2])))
+                   for wl, keys in sorted(by_wl.items(), key=lambda i: wl_key(i[0]))
+                   if len(keys) > 1)
 
 
-def sweep_table(agg, runs, dev, wl):
-    keys = sorted([k for k in agg if k[0] == dev and k[1] == wl and is_sweep(k[2])],
-                  key=lambda k: cfg_key(k[2]))
+def sweep_table(agg, runs, dev, wl, keys):
     _, bar = best(agg, dev, wl, floor_cfgs(agg, dev, wl), lambda a: total(a, wl))
     light = wl == "w2"
 

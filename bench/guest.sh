@@ -63,7 +63,7 @@ NR_REQ=${BENCH_NR_REQUESTS:-256}
 # configuration, one repetition, a shorter window (the reference of the
 # slowdown s_i = throughput with the others / throughput alone).
 ALONE_RUNTIME=${BENCH_ALONE_RUNTIME:-2}
-# The depth sweep: fairq-cfq at each fixed depth, workload 2.
+# The depth sweeps (sweep()): fairq-cfq at each fixed depth.
 SWEEP_DEPTHS=${BENCH_SWEEP_DEPTHS:-1 2 3 4 6 8 16 32 64}
 SWEEP_REPS=${BENCH_SWEEP_REPS:-1}
 # Plan only (bench/run, on the host): print "PLAN dev wl cfg rep est_s"

@@ -76,7 +76,8 @@ static void fq_now(struct fq_sched *fqs, u64 now_ns)
  * The depth controller counts work in the cost model's device time, once
  * there is a model (bytes until then): fq_depth_price() says why.  The
  * prices change only when the model is refitted, so they are set then
- * and when the controller (re)starts, not at every completion.
+ * (while depth=auto) and when the controller (re)starts, not at every
+ * completion; switching to depth=auto restarts it.
  */
 static void fq_depth_priced(struct fq_sched *fqs)
 {
@@ -474,7 +475,7 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 		u64 fits = fqs->fc.epochs;
 
 		fq_cost_complete(&fqs->fc, now_ns, rq->bytes, write, limited);
-		if (fqs->fc.epochs != fits)
+		if (fqs->fc.epochs != fits && !fqs->depth)
 			fq_depth_priced(fqs);
 	}
 	fq_full_account(fqs, now_ns);
