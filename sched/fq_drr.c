@@ -515,7 +515,8 @@ static void fq_antic_start(struct fq_sched *fqs, struct fq_flow *fqf,
 		fqf->flags |= FQ_FF_BEHIND;
 	}
 	if (!(rq->flags & FQ_REQ_SYNC) || (fqf->flags & FQ_FF_ORPHAN) ||
-	    !in_turn || !fq_antic_window(fqs, fqf))
+	    !in_turn || !fq_antic_window(fqs, fqf) ||
+	    fq_antic_served(fqs, fqf, rq))
 		return;
 	old = fqs->antic;
 	fqs->antic = fqf;

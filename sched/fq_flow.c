@@ -309,7 +309,9 @@ static void fq_flow_mem_save(struct fq_sched *fqs, const struct fq_flow *fqf)
 				   .boost_reqs = fqf->boost_reqs,
 				   .round = fqf->round,
 				   .ttime_ns = fqf->ttime_ns,
-				   .svc_ns = fqf->svc_ns, .ci = fqf->ci,
+				   .svc_ns = fqf->svc_ns,
+				   .resp_ns = fqf->resp_ns,
+				   .svc_held_ns = fqf->svc_held_ns, .ci = fqf->ci,
 				   .ttime_n = fqf->ttime_n,
 				   .seq_pct = fqf->seq_pct,
 				   .kind = fqf->flags & FQ_FF_MAPPED };
@@ -331,6 +333,8 @@ static bool fq_flow_mem_load(struct fq_sched *fqs, struct fq_flow *fqf)
 	fqf->done_ns = m->done_ns;
 	fqf->ttime_ns = m->ttime_ns;
 	fqf->svc_ns = m->svc_ns;
+	fqf->resp_ns = m->resp_ns;
+	fqf->svc_held_ns = m->svc_held_ns;
 	fqf->ttime_n = m->ttime_n;
 	fqf->seq_pct = m->seq_pct;
 	fqf->boost_until = m->boost_until;

@@ -192,6 +192,9 @@ struct fq_flow {
 	u32 svc_ns;		/* sync service time, moving average [ns] */
 	/* the same with no other request sent down since its previous one */
 	u32 svc_alone_ns;
+	u32 resp_ns;		/* sync queued -> completed, moving average [ns] */
+	/* service time with the others held for it (fq_antic_served()) */
+	u32 svc_held_ns;
 	u32 last_disp;		/* fqs->dispatches at its latest request */
 	u64 hold_until;		/* others held for its request till then [ns] */
 	u64 next_sector;	/* where its last request ended */
@@ -250,7 +253,8 @@ struct fq_classq {
 /*
  * What a flow leaves behind when it goes back to the pool (fq_flow.c):
  * its place in the rounds (a debt or a credit for a later round is not
- * forgiven by a reap) and its think time.  Direct-mapped by key.
+ * forgiven by a reap), its think time and the times fq_antic_served()
+ * judges it by.  Direct-mapped by key.
  */
 struct fq_flow_mem {
 	u64 key;
@@ -260,6 +264,8 @@ struct fq_flow_mem {
 	u32 round;
 	u32 ttime_ns;
 	u32 svc_ns;
+	u32 resp_ns;
+	u32 svc_held_ns;
 	u8 ci;
 	u8 ttime_n;
 	u8 seq_pct;
@@ -348,6 +354,7 @@ struct fq_sched {
 	 * anticipated, the others may have this many requests below.
 	 */
 	u32 inject;
+	u64 big_ns;		/* largest request lately [ns] (fq_antic.c) */
 	/*
 	 * Interactive boost (fq_boost.c): slots kept from the other flows
 	 * while a boosted flow is anticipated, and what teaches it: the
@@ -568,7 +575,10 @@ void fq_antic_enqueue(struct fq_sched *fqs, struct fq_flow *fqf,
 void fq_antic_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 		       const struct fq_req *rq, u64 now_ns);
 u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf);
-void fq_antic_dispatch(struct fq_sched *fqs, struct fq_flow *fqf, u64 now_ns);
+bool fq_antic_served(const struct fq_sched *fqs, const struct fq_flow *fqf,
+		     const struct fq_req *rq);
+void fq_antic_dispatch(struct fq_sched *fqs, struct fq_flow *fqf,
+		       const struct fq_req *rq, u64 now_ns);
 bool fq_antic_behind_on(const struct fq_flow *fqf, u64 now_ns);
 
 /* fq_switch.c */

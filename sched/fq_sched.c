@@ -392,7 +392,7 @@ static struct fq_req *fq_req_start(struct fq_sched *fqs, struct fq_req *rq,
 		fqf->ra_inflight++;
 	fqs->inflight++;
 	fqs->dispatches++;
-	fq_antic_dispatch(fqs, fqf, now_ns);
+	fq_antic_dispatch(fqs, fqf, rq, now_ns);
 	fqs->depth_full = fq_busy(fqs) >= fqs->depth_now;
 	fq_full_account(fqs, now_ns);
 	fqf->c.disp_reqs++;

@@ -2522,6 +2522,58 @@ static void tb_bulk_again(struct fq_req *b)
 }
 
 /*
+ * A reader at queue depth 1 (think 100 us, 200 us a request) and a bulk
+ * flow of 4 KiB reads at depth 4, no boost.  At first the last slot is
+ * kept for it when it drains (anticipation), which teaches it its time
+ * with the others held.  From then on, while its requests take what they
+ * take alone (s = 1, its share 1/2), it is not waited for: the slot goes
+ * to the bulk flow at once (fq_antic_served()).  Once each of its
+ * requests waits 1 ms before it goes down (s = 0.3 / 1.3), its slow
+ * average says so within a few dozen requests, and the slot is kept for
+ * it again at each drain within its turn (the end of a turn, every 8th
+ * request at quantum 8, is not anticipated in any case).
+ */
+static void t_antic_served(void)
+{
+	int r, i, held_fast = 0, held_slow = 0;
+	struct fq_req *s;
+
+	th_new("cfq");
+	th_set("depth", "4");
+	th_set("idle_us", "1000");
+	th_set("boost_ms", "0");
+	th_teach(1, 4, 200, 100, 0);
+	tb_bulk_fill(1);
+	for (r = 0; r < 150; r++) {
+		th.now += 100 * US;		/* the reader thinks */
+		s = th_enq(1, (u64)r * 8, 4096, SYNC, 0);
+		if (r >= 50)
+			th.now += MS;		/* ... then waits */
+		for (i = 0; i < 50 && !th_below(s); i++) {
+			if (th.nin)
+				tb_bulk_again(th.inflight[0]);
+			while (th_disp())
+				;
+		}
+		CHECK(th_below(s));
+		th.now += 200 * US;
+		th_done(s, 0);
+		if (th_disp())
+			continue;		/* the slot went to the bulk flow */
+		if (r >= 10 && r < 50)
+			held_fast++;
+		else if (r >= 100)
+			held_slow++;
+	}
+	CHECK_EQ(held_fast, 0);
+	CHECK(held_slow >= 40);
+	if (held_fast || held_slow < 40)
+		fprintf(stderr, "  held %d of 40 fast, %d of 50 slow\n",
+			held_fast, held_slow);
+	th_free();
+}
+
+/*
  * A boosted reader against @nbulk deep bulk flows at depth @depth: each
  * round it thinks 100 us, the others' requests complete, its request
  * goes first by the boost, and the others fill the rest.  After round r
@@ -3953,6 +4005,7 @@ static const struct fq_test_case cases[] = {
 	{ "expiry_own_backlog", t_expiry_own_backlog },
 	{ "depth", t_depth },
 	{ "anticipation", t_anticipation },
+	{ "antic_served", t_antic_served },
 	{ "anticipation_seeky", t_anticipation_seeky },
 	{ "anticipation_sfq", t_anticipation_sfq },
 	{ "anticipation_rt_preempts", t_anticipation_rt_preempts },
