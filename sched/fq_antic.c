@@ -152,9 +152,8 @@ static void fq_antic_inject_learn(struct fq_sched *fqs, struct fq_flow *fqf,
  * others' went since its last, and how long the others may be held for
  * it while it is below: four bounded waits of a sync request
  * (4 x fifo_expire_sync_ms), or twice what it takes alone if that is
- * longer.  A request below for
- * longer is stuck (a retry, a dead path), and holding the others would
- * only idle the disk.  One queued behind the others' earlier requests is
+ * longer.  A request below for longer is stuck (a retry, a dead path),
+ * and holding the others would only idle the disk.  One queued behind the others' earlier requests is
  * not stuck: on the simulator's throttled virtio disk, three 1 MiB reads
  * ahead of it take 750 ms, and a bound of one wait (250 ms) released the
  * 1 MiB reader every time and halved the 4 KiB reader's share (G 0.78 ->
