@@ -286,9 +286,9 @@ u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf)
  * it.  At or above its share, holding the others for it (a window, a
  * hold behind the debtors) would buy it more than its share with the
  * device's throughput.  On nbd under TCG (two servers, throughput
- * saturating at depth 3-4) a QD1 reader against a QD32 one got s 0.61
- * at depth 4 without holds and 0.84 with them, and the total fell from
- * 399 to 356 IOPS.  Below its share, or before the figures exist, it is
+ * saturating at depth 3-4) a QD1 reader against a QD32 one, no boost,
+ * got s 0.61 at depth 4 without holds and 0.54 with them, and the total
+ * fell from 399 to 356 IOPS.  Below its share, or before the figures exist, it is
  * held for as before: the holds come and go with its slowdown.
  *
  * Not while a request lately was more than FQ_BIG_MULT x its own: one of
