@@ -15,6 +15,33 @@
 #define FQ_DEPTH_BYTE_PRICE_MAX	(1ull << 26)	/* 1 ms per byte */
 #define FQ_DEPTH_WORK_MAX	(1ull << 39)	/* per epoch, so << 24 fits */
 #define FQ_DEPTH_STEP_MAX	(1u << 30)
+/* epochs a sum holds at most (older ones fade): the mix drifts */
+#define FQ_DEPTH_SUM_MAX	8
+/* epochs a move is tried for at most while the noise hides the verdict */
+#define FQ_DEPTH_TRIAL_MAX	4
+
+static u64 fq_depth_clamp(u64 v, u64 max)
+{
+	return v < max ? v : max;
+}
+
+/* @p's work at today's prices, per 2^-24 ns of its length */
+static u64 fq_depth_rate(const struct fq_depth *dc,
+			 const struct fq_depth_point *p)
+{
+	u64 work = 0;
+	int i;
+
+	if (!p->el)
+		return 0;
+	for (i = 0; i < 2; i++) {
+		work += fq_depth_clamp(p->w.n[i], FQ_DEPTH_N_MAX) *
+			fq_depth_clamp(dc->req_ns[i], FQ_DEPTH_REQ_NS_MAX);
+		work += fq_depth_clamp(p->w.bytes[i], FQ_DEPTH_BYTES_MAX) *
+			fq_depth_clamp(dc->byte_price[i], FQ_DEPTH_BYTE_PRICE_MAX) >> 16;
+	}
+	return (fq_depth_clamp(work, FQ_DEPTH_WORK_MAX) << 24) / p->el;
+}
 
 static void fq_depth_open(struct fq_depth *dc, u64 now_ns, u64 full_ns)
 {
@@ -35,12 +62,72 @@ static void fq_depth_set(struct fq_depth *dc, u32 depth)
 	dc->skip = depth > dc->depth ? depth : dc->depth;
 	dc->depth = depth;
 	dc->changes++;
+	dc->at_n = 0;
 }
 
-/* The smallest relative gain [1/1024] an epoch can show: 1/64 or 2 x noise. */
-static u32 fq_depth_thr(const struct fq_depth *dc)
+/* Add the epoch @p to the sum of the epochs at its depth (dc->at). */
+static void fq_depth_sum(struct fq_depth *dc, const struct fq_depth_point *p)
 {
-	return dc->noise * 2 > 1024 / 64 ? dc->noise * 2 : 1024 / 64;
+	struct fq_depth_point *a = &dc->at;
+	int i;
+
+	if (!dc->at_n || a->depth != p->depth) {
+		*a = *p;
+		dc->at_n = 1;
+		return;
+	}
+	if (dc->at_n == FQ_DEPTH_SUM_MAX) {
+		/* the oldest fades: keep (MAX - 1) / MAX of the sums */
+		for (i = 0; i < 2; i++) {
+			a->w.n[i] -= a->w.n[i] / FQ_DEPTH_SUM_MAX;
+			a->w.bytes[i] -= a->w.bytes[i] / FQ_DEPTH_SUM_MAX;
+		}
+		a->el -= a->el / FQ_DEPTH_SUM_MAX;
+	} else {
+		dc->at_n++;
+	}
+	for (i = 0; i < 2; i++) {
+		a->w.n[i] += p->w.n[i];
+		a->w.bytes[i] += p->w.bytes[i];
+	}
+	a->el += p->el;
+	a->lat = p->lat;
+	a->rate = fq_depth_rate(dc, a);
+}
+
+/* The square root of @v, rounded down. */
+static u64 fq_depth_isqrt(u64 v)
+{
+	u64 r = 0, bit = 1ull << 62;
+
+	while (bit > v)
+		bit >>= 2;
+	for (; bit; bit >>= 2) {
+		if (v >= r + bit) {
+			v -= r + bit;
+			r = (r >> 1) + bit;
+		} else {
+			r >>= 1;
+		}
+	}
+	return r;
+}
+
+/*
+ * The smallest relative gain [1/1024] two sums of @a and @b epochs can
+ * show: 1/64, or twice the noise of single epochs (dc->noise) times
+ * sqrt((1/a + 1/b) / 2): a sum's noise falls as the square root of its
+ * count.
+ */
+static u32 fq_depth_thr_sums(const struct fq_depth *dc, u32 a, u32 b)
+{
+	u64 scale, thr;
+
+	a = a ? a : 1;
+	b = b ? b : 1;
+	scale = fq_depth_isqrt(((u64)(a + b) << 20) / (2ull * a * b));
+	thr = 2ull * dc->noise * scale >> 10;
+	return thr > 1024 / 64 ? (u32)thr : 1024 / 64;
 }
 
 /*
@@ -49,7 +136,9 @@ static u32 fq_depth_thr(const struct fq_depth *dc)
  */
 static u32 fq_depth_min_step(const struct fq_depth *dc, u32 from)
 {
-	u64 step = (u64)from * fq_depth_thr(dc) / dc->gain_frac;
+	u64 step = (u64)from * fq_depth_thr_sums(dc, FQ_DEPTH_SUM_MAX,
+						 FQ_DEPTH_TRIAL_MAX) /
+		   dc->gain_frac;
 
 	return step > 1 ? (u32)step : 1;
 }
@@ -95,6 +184,9 @@ static void fq_depth_hold(struct fq_depth *dc)
 	dc->trig_depth = 0;
 	dc->hold_step = fq_depth_min_step(dc, dc->prev.depth);
 	fq_depth_set(dc, dc->prev.depth);
+	/* the epochs that measured prev.depth go on counting */
+	dc->at = dc->prev;
+	dc->at_n = dc->prev_n;
 }
 
 /*
@@ -122,11 +214,12 @@ static void fq_depth_reject(struct fq_depth *dc)
 	}
 }
 
-/* @p is the new reference; keep going the same way, twice as far. */
+/* @p (a sum of @n epochs) is the new reference; go on, twice as far. */
 static void fq_depth_accept(struct fq_depth *dc,
-			    const struct fq_depth_point *p)
+			    const struct fq_depth_point *p, u32 n)
 {
 	dc->prev = *p;
+	dc->prev_n = n;
 	dc->tried_up = false;
 	dc->tried_down = false;
 	if (dc->step < FQ_DEPTH_STEP_MAX)
@@ -135,11 +228,12 @@ static void fq_depth_accept(struct fq_depth *dc,
 		fq_depth_reject(dc);
 }
 
-/* Start a search from @p in direction @dir with step 1. */
+/* Start a search from @p (a sum of @n epochs) in direction @dir, step 1. */
 static void fq_depth_search(struct fq_depth *dc,
-			    const struct fq_depth_point *p, s32 dir)
+			    const struct fq_depth_point *p, u32 n, s32 dir)
 {
 	dc->prev = *p;
+	dc->prev_n = n;
 	dc->dir = dir;
 	dc->step = 1;
 	dc->held = 0;
@@ -149,57 +243,40 @@ static void fq_depth_search(struct fq_depth *dc,
 		fq_depth_reject(dc);
 }
 
+enum fq_depth_verdict {
+	FQ_DEPTH_LOSS,		/* it did not pay */
+	FQ_DEPTH_UNSURE,	/* the noise could hide either answer */
+	FQ_DEPTH_GAIN,		/* it paid */
+};
+
 /*
- * Did the depths from @lo to @hi buy at least gain_frac of the throughput
- * they would in the linear region, and more than the noise?
- * rate(hi) / rate(lo) - 1 >= gain_frac * (depth(hi) / depth(lo) - 1),
- * in 1/1024ths.
+ * Did the depths from @lo (a sum of @nl epochs) to @hi (@nh) buy at least
+ * @frac of the throughput they would in the linear region, and more than
+ * the noise?  rate(hi) / rate(lo) - 1 >= frac * (depth(hi) / depth(lo) -
+ * 1), in 1/1024ths.  Unsure when the gain falls short of either bar by
+ * no more than the noise: more epochs would tell.  Once no more are to
+ * come (@last), the sums' gain is taken as it is, if it exceeds 1/64.
  */
-static bool fq_depth_worth_frac(const struct fq_depth *dc,
-				const struct fq_depth_point *lo,
-				const struct fq_depth_point *hi, u32 frac)
+static enum fq_depth_verdict
+fq_depth_verdict(const struct fq_depth *dc, const struct fq_depth_point *lo,
+		 u32 nl, const struct fq_depth_point *hi, u32 nh, u32 frac,
+		 bool last)
 {
-	u64 r, gain;
+	u64 r, gain, bar = (u64)frac * (hi->depth - lo->depth);
+	u32 thr;
 
 	if (!lo->rate)
-		return hi->rate > 0;
+		return hi->rate ? FQ_DEPTH_GAIN : FQ_DEPTH_LOSS;
 	if (hi->rate <= lo->rate)
-		return false;
+		return FQ_DEPTH_LOSS;
 	r = hi->rate * 1024 / lo->rate;
 	gain = r > 1024 + (1u << 20) ? 1u << 20 : r - 1024;
-	if (gain < fq_depth_thr(dc))
-		return false;
-	return gain * lo->depth >= (u64)frac * (hi->depth - lo->depth);
-}
-
-static bool fq_depth_worth(const struct fq_depth *dc,
-			   const struct fq_depth_point *lo,
-			   const struct fq_depth_point *hi)
-{
-	return fq_depth_worth_frac(dc, lo, hi, dc->gain_frac);
-}
-
-static u64 fq_depth_clamp(u64 v, u64 max)
-{
-	return v < max ? v : max;
-}
-
-/* @p's work at today's prices, per 2^-24 ns of its length */
-static u64 fq_depth_rate(const struct fq_depth *dc,
-			 const struct fq_depth_point *p)
-{
-	u64 work = 0;
-	int i;
-
-	if (!p->el)
-		return 0;
-	for (i = 0; i < 2; i++) {
-		work += fq_depth_clamp(p->w.n[i], FQ_DEPTH_N_MAX) *
-			fq_depth_clamp(dc->req_ns[i], FQ_DEPTH_REQ_NS_MAX);
-		work += fq_depth_clamp(p->w.bytes[i], FQ_DEPTH_BYTES_MAX) *
-			fq_depth_clamp(dc->byte_price[i], FQ_DEPTH_BYTE_PRICE_MAX) >> 16;
-	}
-	return (fq_depth_clamp(work, FQ_DEPTH_WORK_MAX) << 24) / p->el;
+	thr = last ? 1024 / 64 : fq_depth_thr_sums(dc, nl, nh);
+	if (gain >= thr && gain * lo->depth >= bar)
+		return FQ_DEPTH_GAIN;
+	if (!last && (gain + thr) * lo->depth >= bar)
+		return FQ_DEPTH_UNSURE;
+	return FQ_DEPTH_LOSS;
 }
 
 /* Two epochs in a row at one depth: how far apart their rates were. */
@@ -240,8 +317,10 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		/* the demand, not the depth, set the pace: nothing learned */
 		dc->idle_epochs++;
 		if (dc->moved) {
-			if (dc->depth < dc->prev.depth)
+			if (dc->depth < dc->prev.depth) {
 				dc->prev.depth = dc->depth;
+				dc->prev_n = 0;	/* not its epochs */
+			}
 			fq_depth_hold(dc);
 		}
 		return;
@@ -252,6 +331,7 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 	p.rate = fq_depth_rate(dc, &p);
 	/* the epochs it is compared with, at the same prices */
 	dc->prev.rate = fq_depth_rate(dc, &dc->prev);
+	dc->at.rate = fq_depth_rate(dc, &dc->at);
 	dc->last.rate = fq_depth_rate(dc, &dc->last);
 	dc->ref.rate = fq_depth_rate(dc, &dc->ref);
 	p.lat = dc->cur.lat_sum / dc->cur.n;
@@ -267,9 +347,11 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		fq_depth_noise(dc, &p);	/* a latency jump is not noise */
 	else
 		dc->last = p;
+	fq_depth_sum(dc, &p);
 	if (!dc->have_prev) {
 		/* a few epochs at the seed (noise figures), then search */
-		dc->prev = p;
+		dc->prev = dc->at;
+		dc->prev_n = dc->at_n;
 		if (dc->epochs < FQ_DEPTH_SEED_EPOCHS)
 			return;
 		/*
@@ -284,28 +366,43 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		return;
 	}
 	if (dc->moved) {
+		/* the epochs at the new depth (at) against those at prev */
+		bool up = p.depth > dc->prev.depth;
+		const struct fq_depth_point *lo = up ? &dc->prev : &dc->at;
+		const struct fq_depth_point *hi = up ? &dc->at : &dc->prev;
+		u32 nl = up ? dc->prev_n : dc->at_n;
+		u32 nh = up ? dc->at_n : dc->prev_n;
+		enum fq_depth_verdict v;
 		bool keep;
 
+		v = fq_depth_verdict(dc, lo, nl, hi, nh, dc->gain_frac, false);
+		if (v == FQ_DEPTH_UNSURE) {
+			if (dc->at_n < FQ_DEPTH_TRIAL_MAX &&
+			    !(up && dc->cur.reserved))
+				return;	/* one more epoch at this depth */
+			v = fq_depth_verdict(dc, lo, nl, hi, nh,
+					     dc->gain_frac, true);
+		}
 		dc->moved = false;
-		if (p.depth > dc->prev.depth)
-			keep = !dc->cur.reserved &&
-			       fq_depth_worth(dc, &dc->prev, &p);
+		if (up)
+			keep = !dc->cur.reserved && v == FQ_DEPTH_GAIN;
 		else
-			keep = !fq_depth_worth(dc, &p, &dc->prev);
-		if (!dc->cur.reserved && p.depth < dc->prev.depth) {
+			keep = v != FQ_DEPTH_GAIN;
+		if (!dc->cur.reserved && !up) {
 			/*
 			 * below prev.depth the throughput is known to fall: by
 			 * at least half of linear (a server idled), not by
 			 * what a throttle's noise does to one epoch
 			 */
 			if (!keep && dc->prev.depth > dc->known_min &&
-			    fq_depth_worth_frac(dc, &p, &dc->prev, 512))
+			    fq_depth_verdict(dc, lo, nl, hi, nh, 512, false) ==
+			    FQ_DEPTH_GAIN)
 				dc->known_min = dc->prev.depth;
 			else if (keep && p.depth < dc->known_min)
 				dc->known_min = 0;
 		}
 		if (keep) {
-			fq_depth_accept(dc, &p);
+			fq_depth_accept(dc, &dc->at, dc->at_n);
 			return;
 		}
 		if (dc->cur.reserved) {
@@ -337,19 +434,19 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		dc->trig_depth = p.depth;
 		if (!dc->cur.reserved)
 			dc->known_min = 0;	/* the device changed */
-		fq_depth_search(dc, &p, -1);
+		fq_depth_search(dc, &p, 1, -1);
 		return;
 	}
 	dc->slow_epochs = 0;
 	if (fq_depth_min_step(dc, p.depth) * 2 <= dc->hold_step) {
 		/* held after coarse steps; the noise has settled: refine */
 		dc->hold_step = fq_depth_min_step(dc, p.depth);
-		fq_depth_search(dc, &p, -1);
+		fq_depth_search(dc, &dc->at, dc->at_n, -1);
 		return;
 	}
 	if (dc->held >= dc->probe_epochs && dc->depth < dc->depth_max &&
 	    !dc->cur.reserved)
-		fq_depth_search(dc, &p, 1);
+		fq_depth_search(dc, &dc->at, dc->at_n, 1);
 }
 
 /*

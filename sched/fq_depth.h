@@ -147,6 +147,9 @@ struct fq_depth {
 	u32 trig_depth;		/* depth a search for lost capacity began at */
 	u32 known_min;		/* below it an epoch with no reserve lost rate */
 	struct fq_depth_point prev;	/* the depth we moved from */
+	u32 prev_n;		/* epochs summed in prev */
+	struct fq_depth_point at;	/* epochs at the depth now, summed */
+	u32 at_n;		/* how many (the oldest fade past 8) */
 	struct fq_depth_point ref;	/* the held depth when hold began */
 	struct fq_depth_epoch cur;
 
