@@ -65,17 +65,28 @@ static void fq_depth_set(struct fq_depth *dc, u32 depth)
 	dc->at_n = 0;
 }
 
-/* Add the epoch @p to the sum of the epochs at its depth (dc->at). */
-static void fq_depth_sum(struct fq_depth *dc, const struct fq_depth_point *p)
+/*
+ * Add the epoch @p (@reserved: fq_depth_reserved()) to the sum of the
+ * epochs at its depth (dc->at).  While held, a sum is of epochs with a
+ * reserve or of epochs without: slots kept idle lower the rate, and a
+ * probe upward, which starts only from an epoch without a reserve, would
+ * otherwise be compared with a rate the reserve held down (nullb-lat's
+ * W2 climbed to 5 on its two servers while the light reader was boosted).
+ */
+static void fq_depth_sum(struct fq_depth *dc, const struct fq_depth_point *p,
+			 bool reserved)
 {
 	struct fq_depth_point *a = &dc->at;
 	int i;
 
-	if (!dc->at_n || a->depth != p->depth) {
+	if (!dc->at_n || a->depth != p->depth ||
+	    (!dc->moved && dc->at_reserved != reserved)) {
 		*a = *p;
 		dc->at_n = 1;
+		dc->at_reserved = reserved;
 		return;
 	}
+	dc->at_reserved |= reserved;
 	if (dc->at_n == FQ_DEPTH_SUM_MAX) {
 		/* the oldest fades: keep (MAX - 1) / MAX of the sums */
 		for (i = 0; i < 2; i++) {
@@ -187,6 +198,7 @@ static void fq_depth_hold(struct fq_depth *dc)
 	/* the epochs that measured prev.depth go on counting */
 	dc->at = dc->prev;
 	dc->at_n = dc->prev_n;
+	dc->at_reserved = dc->prev_reserved;
 }
 
 /*
@@ -220,6 +232,7 @@ static void fq_depth_accept(struct fq_depth *dc,
 {
 	dc->prev = *p;
 	dc->prev_n = n;
+	dc->prev_reserved = dc->at_reserved;
 	dc->tried_up = false;
 	dc->tried_down = false;
 	if (dc->step < FQ_DEPTH_STEP_MAX)
@@ -234,6 +247,7 @@ static void fq_depth_search(struct fq_depth *dc,
 {
 	dc->prev = *p;
 	dc->prev_n = n;
+	dc->prev_reserved = dc->at_reserved;
 	dc->dir = dir;
 	dc->step = 1;
 	dc->held = 0;
@@ -347,11 +361,12 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		fq_depth_noise(dc, &p);	/* a latency jump is not noise */
 	else
 		dc->last = p;
-	fq_depth_sum(dc, &p);
+	fq_depth_sum(dc, &p, dc->cur.reserved);
 	if (!dc->have_prev) {
 		/* a few epochs at the seed (noise figures), then search */
 		dc->prev = dc->at;
 		dc->prev_n = dc->at_n;
+		dc->prev_reserved = dc->at_reserved;
 		if (dc->epochs < FQ_DEPTH_SEED_EPOCHS)
 			return;
 		/*

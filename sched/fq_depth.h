@@ -158,8 +158,10 @@ struct fq_depth {
 	u32 known_min;		/* below it an epoch with no reserve lost rate */
 	struct fq_depth_point prev;	/* the depth we moved from */
 	u32 prev_n;		/* epochs summed in prev */
+	bool prev_reserved;	/* one of them had a reserve */
 	struct fq_depth_point at;	/* epochs at the depth now, summed */
 	u32 at_n;		/* how many (the oldest fade past 8) */
+	bool at_reserved;	/* one of them had a reserve */
 	struct fq_depth_point ref;	/* the held depth when hold began */
 	struct fq_depth_epoch cur;
 
