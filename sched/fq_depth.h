@@ -234,7 +234,9 @@ void fq_depth_unseen(struct fq_depth *dc);
  * below it no reserved epoch could climb back (bench start-up: ten
  * streamers settle nullb-lat at 2; a boosted reader's reserved epochs
  * then took it to 1, where its every request waited for a streamer's,
- * 1.65x its time alone against 1.1x at 2).
+ * 1.65x its time alone against 1.1x at 2).  The epochs summed at a held
+ * depth are all of one kind, with a reserve or without (fq_depth.c's
+ * fq_depth_sum()).
  */
 void fq_depth_reserved(struct fq_depth *dc);
 

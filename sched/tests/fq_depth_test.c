@@ -394,6 +394,38 @@ static void t_reserved_floor(void)
 		report("reserved_floor", 2);
 }
 
+/*
+ * A reserve that comes and goes (a boosted QD1 reader: a reserve while
+ * it waits for its next request, none while it is not boosted), on a
+ * C=2 device: 60 ms of epochs whose reserve idles a slot, then 140 ms
+ * without, for 10 s.  A probe up starts only from an epoch without a
+ * reserve; if the epochs it is compared with included reserved ones (a
+ * slot idle: a lower rate), the move up would look like a gain.  The
+ * depth stays within [2, 3] after the first 2 s: with held sums that
+ * mixed the two kinds it ranged over [1, 5] (and nullb-lat's W2 in the
+ * VM ended at 5), with single epochs (session 17's core) over [1, 6].
+ */
+static void t_reserved_mixed(void)
+{
+	int before = fq_test_failed;
+	u64 t;
+
+	loop_new(SIM_DEV_FIFO, 2, 2, 128, true);
+	lp.reserve_idles = true;
+	loop_run(2 * S);
+	loop_mark();
+	for (t = 2 * S; t < 12 * S; t += 200 * MS) {
+		lp.reserved = true;
+		loop_run(t + 60 * MS);
+		lp.reserved = false;
+		loop_run(t + 200 * MS);
+	}
+	CHECK(lp.dmin >= 2 && lp.dmax <= 3);
+	CHECK(lp.dc.reserved_epochs > 20);
+	if (fq_test_failed != before)
+		report("reserved_mixed", 2);
+}
+
 /* Completions in 2 s from the start: adaptive (seed 32) vs fixed 128. */
 static u64 done_in_2s(enum sim_dev_kind kind, u32 c, bool adaptive)
 {
@@ -715,6 +747,7 @@ static const struct fq_test_case cases[] = {
 	{ "reconverge", t_reconverge },
 	{ "reserved", t_reserved },
 	{ "reserved_floor", t_reserved_floor },
+	{ "reserved_mixed", t_reserved_mixed },
 	{ "random_devices", t_random_devices },
 	{ "mix_shift", t_mix_shift },
 	{ "price_change", t_price_change },
