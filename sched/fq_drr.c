@@ -515,9 +515,12 @@ static void fq_antic_start(struct fq_sched *fqs, struct fq_flow *fqf,
 		fqf->flags |= FQ_FF_BEHIND;
 	}
 	if (!(rq->flags & FQ_REQ_SYNC) || (fqf->flags & FQ_FF_ORPHAN) ||
-	    !in_turn || !fq_antic_window(fqs, fqf) ||
-	    fq_antic_served(fqs, fqf, rq))
+	    !in_turn || !fq_antic_window(fqs, fqf))
 		return;
+	if (fq_antic_served(fqs, fqf, rq)) {
+		fqs->st.idle_served++;
+		return;
+	}
 	old = fqs->antic;
 	fqs->antic = fqf;
 	/* the flow waited for so far, kept on no list for that, may go */

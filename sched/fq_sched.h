@@ -178,6 +178,8 @@ struct fq_stats {
 	u64 perturbations;	/* sfq hash seeds drawn */
 	u64 policy_switches;	/* successful "policy" changes */
 	u64 idle_waits;		/* times anticipation kept the last slot */
+	/* drains not waited for: the flow already had its share */
+	u64 idle_served;
 	/* expired heads of flows ahead of their share: their wait began again */
 	u64 expire_deferred;
 	/* memory the instance holds: itself, its flows and its table [bytes] */

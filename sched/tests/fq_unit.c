@@ -2531,11 +2531,15 @@ static void tb_bulk_again(struct fq_req *b)
  * requests waits 1 ms before it goes down (s = 0.3 / 1.3), its slow
  * average says so within a few dozen requests, and the slot is kept for
  * it again at each drain within its turn (the end of a turn, every 8th
- * request at quantum 8, is not anticipated in any case).
+ * request at quantum 8, is not anticipated in any case).  The drains not
+ * waited for are counted (idle_served): most of the fast ones, few of
+ * the slow ones.
  */
 static void t_antic_served(void)
 {
 	int r, i, held_fast = 0, held_slow = 0;
+	u64 served[3] = { 0 };
+	struct fq_stats st;
 	struct fq_req *s;
 
 	th_new("cfq");
@@ -2545,6 +2549,10 @@ static void t_antic_served(void)
 	th_teach(1, 4, 200, 100, 0);
 	tb_bulk_fill(1);
 	for (r = 0; r < 150; r++) {
+		if (r == 10 || r == 50 || r == 100) {
+			fq_sched_stats(th.s, &st);
+			served[r / 50] = st.idle_served;
+		}
 		th.now += 100 * US;		/* the reader thinks */
 		s = th_enq(1, (u64)r * 8, 4096, SYNC, 0);
 		if (r >= 50)
@@ -2565,8 +2573,12 @@ static void t_antic_served(void)
 		else if (r >= 100)
 			held_slow++;
 	}
+	fq_sched_stats(th.s, &st);
 	CHECK_EQ(held_fast, 0);
 	CHECK(held_slow >= 40);
+	/* 40 fast drains, 5 of them turn ends; 50 slow ones */
+	CHECK(served[1] - served[0] >= 30);
+	CHECK(st.idle_served - served[2] <= 10);
 	if (held_fast || held_slow < 40)
 		fprintf(stderr, "  held %d of 40 fast, %d of 50 slow\n",
 			held_fast, held_slow);

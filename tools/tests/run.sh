@@ -223,7 +223,8 @@ j = json.load(open(sys.argv[1]))
 t, f = j["totals"], j["flows"]
 assert t["enq_reqs"] == 1234 and t["policy"] == "cfq", t
 assert t["mem_bytes"] == 1048576 and t["flows"] == 2, t
-assert len(t) == 39 and t["expire_deferred"] == 0, len(t)
+assert len(t) == 40 and t["expire_deferred"] == 0, len(t)
+assert t["idle_waits"] == 0 and t["idle_served"] == 0, t
 assert t["fastpath_on"] == 1 and t["fastpath_reqs"] == 1100, t
 assert t["fastpath_stops"] == 3 and t["inflight_max"] == 4, t
 assert t["depth"] == "auto" and t["depth_now"] == 3 and t["depth_auto"] == 1, t
