@@ -2628,7 +2628,7 @@ static void tb_reserve_run(const char *depth, int nbulk, const int *want,
 /*
  * The reserve of slots (depth 3, four deep bulk flows): a boosted reader,
  * anticipated, leaves the others depth - 1 slots while its request is in
- * flight; one of its requests taking twice as long as its fastest (it
+ * flight; one of its requests taking 2.5 times as long as its fastest (it
  * queued inside the device) makes the others keep out of two, and 16
  * fast ones in a row give one back.
  */
@@ -2636,7 +2636,21 @@ static void t_boost_reserve(void)
 {
 	static const int want[] = { 2, 2, 2, 2, 2, 1, 1, 1 };
 
-	tb_reserve_run("3", 4, want, ARRAY_SIZE(want), 4, 4, 8 * MS);
+	tb_reserve_run("3", 4, want, ARRAY_SIZE(want), 4, 4, 10 * MS);
+}
+
+/*
+ * At the knee of a disk that needs one more request in flight than it
+ * has servers, a boosted request waits for part of one other now and
+ * then: 1.75 times its fastest (7 ms against 4).  That is not what the
+ * reserve is for; the others keep their two slots (with the 1.5x rule
+ * of session 17 they kept one, and nbd's W2 lost a tenth of its total).
+ */
+static void t_boost_reserve_knee(void)
+{
+	static const int want[] = { 2, 2, 2, 2, 2, 2, 2, 2 };
+
+	tb_reserve_run("3", 4, want, ARRAY_SIZE(want), 4, 4, 7 * MS);
 }
 
 /*
@@ -4035,6 +4049,7 @@ static const struct fq_test_case cases[] = {
 	{ "boost_share", t_boost_share },
 	{ "boost_readahead_inflight", t_boost_readahead_inflight },
 	{ "boost_reserve", t_boost_reserve },
+	{ "boost_reserve_knee", t_boost_reserve_knee },
 	{ "boost_reserve_deep", t_boost_reserve_deep },
 	{ "boost_reserve_judged", t_boost_reserve_judged },
 	{ "boost_long_think", t_boost_long_think },
