@@ -206,25 +206,24 @@ bool fq_boost_reserved(const struct fq_sched *fqs, const struct fq_flow *fqf)
  * that took twice as long as the fastest one seen queued behind at least
  * a whole request of the others inside the device (the depth is above
  * the device's own concurrency): the reserve doubles, plus one, up to
- * depth - 1, so that
- * at a depth far above the device's servers (depth=auto at 8 or 16 over
- * a two-server null_blk, where the guest's CPUs, not the device, set
- * the throughput) a few slow requests free the device for it, not one
- * slot per slow request.  FQ_BOOST_GOOD_RUN near the fastest in a row
- * give one back.  The floor rises by 1/256 per sample, so that it
- * follows a device that got slower; under depth=auto the controller's
- * latency floor (fq_depth.h) counts too, since at a depth above the
- * device's concurrency every boosted request may queue.  A device whose
- * latency rises with its queue (an SSD) grows the reserve too: the
- * others then keep fewer slots while a flow is boosted, which the
- * boost's bounds (boost_ms, FQ_BOOST_MAX_SERVED) keep short.  Why not
- * half as long again (up to session 18): on a disk that needs one more
- * request in flight than it has servers (fairq-nbd behind its socket:
- * 2 servers, 3 in flight), a boosted request waits for part of one
- * other at the knee, 1.5x now and then; each such one took the reserve
- * to depth - 1 and left the others one slot (bench nbd W2 at the
- * defaults: 0.90 of mq-deadline's total; with 2x, 0.98, the light
- * reader's s 0.79; start-up 1.10x -> 1.22x its time alone).
+ * depth - 1, so that at a depth far above the device's servers
+ * (depth=auto at 8 or 16 over a two-server null_blk, where the guest's
+ * CPUs, not the device, set the throughput) a few slow requests free the
+ * device for it, not one slot per slow request.  FQ_BOOST_GOOD_RUN
+ * near the fastest in a row give one back.  The floor rises by 1/256 per
+ * sample, so that it follows a device that got slower; under depth=auto
+ * the controller's latency floor (fq_depth.h) counts too, since at a
+ * depth above the device's concurrency every boosted request may queue.
+ * A device whose latency rises with its queue (an SSD) grows the
+ * reserve too: the others then keep fewer slots while a flow is
+ * boosted, which the boost's bounds (boost_ms, FQ_BOOST_MAX_SERVED) keep
+ * short.  Why not half as long again (up to session 18): on a disk that
+ * needs one more request in flight than it has servers (fairq-nbd
+ * behind its socket: 2 servers, 3 in flight), a boosted request waits
+ * for part of one other at the knee, 1.5x now and then; each such one
+ * took the reserve to depth - 1 and left the others one slot (bench nbd
+ * W2 at the defaults: 0.90 of mq-deadline's total; with 2x, 0.98, the
+ * light reader's s 0.79; start-up 1.10x -> 1.22x its time alone).
  */
 void fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 		       const struct fq_req *rq, u64 svc_ns)
