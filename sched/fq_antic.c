@@ -153,11 +153,11 @@ static void fq_antic_inject_learn(struct fq_sched *fqs, struct fq_flow *fqf,
  * it while it is below: four bounded waits of a sync request
  * (4 x fifo_expire_sync_ms), or twice what it takes alone if that is
  * longer.  A request below for longer is stuck (a retry, a dead path),
- * and holding the others would only idle the disk.  One queued behind the others' earlier requests is
- * not stuck: on the simulator's throttled virtio disk, three 1 MiB reads
- * ahead of it take 750 ms, and a bound of one wait (250 ms) released the
- * 1 MiB reader every time and halved the 4 KiB reader's share (G 0.78 ->
- * 0.47).
+ * and holding the others would only idle the disk.  One queued behind
+ * the others' earlier requests is not stuck: on the simulator's
+ * throttled virtio disk, three 1 MiB reads ahead of it take 750 ms, and
+ * a bound of one wait (250 ms) released the 1 MiB reader every time and
+ * halved the 4 KiB reader's share (G 0.78 -> 0.47).
  */
 void fq_antic_dispatch(struct fq_sched *fqs, struct fq_flow *fqf,
 		       const struct fq_req *rq, u64 now_ns)
@@ -288,8 +288,9 @@ u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf)
  * device's throughput.  On nbd under TCG (two servers, throughput
  * saturating at depth 3-4) a QD1 reader against a QD32 one, no boost,
  * got s 0.61 at depth 4 without holds and 0.54 with them, and the total
- * fell from 399 to 356 IOPS.  Below its share, or before the figures exist, it is
- * held for as before: the holds come and go with its slowdown.
+ * fell from 399 to 356 IOPS.  Below its share, or before the figures
+ * exist, it is held for as before: the holds come and go with its
+ * slowdown.
  *
  * Not while a request lately was more than FQ_BIG_MULT x its own: one of
  * the others' let in then costs it many of its requests (a 1 MiB read
