@@ -6,8 +6,9 @@ PNG plots (gnuplot).
 usage: bench/analyze.py --out DIR RAW [RAW...]
 
 Each RAW holds one run's lines: BENCH_INFO {...}, BENCH {...} (one per
-measurement, with fio's own JSON inside), BENCH_ERR {...}, BENCH_DONE, and
-bench/run's BENCH_HOST {...} (the run's label, the VM's exit status, the
+measurement, with fio's own JSON inside), BENCH_STARTUP {...} and
+BENCH_FLIP {...} (start-up and the flip of W6's depth, see their _agg),
+BENCH_ERR {...}, BENCH_DONE, and bench/run's BENCH_HOST {...} (the run's label, the VM's exit status, the
 host). With several RAW files (bench/run --merge), each table (one disk,
 one workload) comes whole from the last run that measured it, and says
 which. Every figure is the median over the repetitions of one (disk,
@@ -190,7 +191,7 @@ def parse(paths):
     runs, meas, errs = [], [], []
     for i, path in enumerate(paths):
         run = {"label": os.path.basename(path), "info": {}, "done": None,
-               "host": {}, "index": i, "startup": []}
+               "host": {}, "index": i, "startup": [], "flip": []}
         with open(path, errors="replace") as f:
             for line in f:
                 tag, _, rest = line.partition(" ")
@@ -213,6 +214,8 @@ def parse(paths):
                     run["done"] = obj
                 elif tag == "BENCH_STARTUP":
                     run["startup"].append(obj)
+                elif tag == "BENCH_FLIP":
+                    run["flip"].append(obj)
                 elif tag == "BENCH":
                     m = measurement(obj)
                     if m.get("missing_jobs"):
@@ -482,10 +485,7 @@ def aggregate(meas):
                            if dv else None)
         a["by_rep"] = {m["rep"]: m.get("lower_iops") for m in ms}
         st = [m["fairq_stats"] for m in ms if m["fairq_stats"]]
-        # every bio took fairq's fast path: the depth never filled
-        a["fast_only"] = bool(st) and all(
-            s.get("fastpath_stops") == 0 and s.get("fastpath_reqs") is not None
-            and s.get("fastpath_reqs") >= (s.get("enq_reqs") or 0) for s in st)
+        a["fast_only"] = bool(st) and all(fast_only(s) for s in st)
         a["fairq_mem_bytes"] = median([s.get("mem_bytes") for s in st])
         flows = [s.get("flows") for s in st if s.get("flows") is not None]
         a["fairq_flows_max"] = max(flows, default=None)
@@ -502,33 +502,93 @@ def aggregate(meas):
     return agg
 
 
-def w6_auto_vs_fixed(agg, add):
-    """W6QD32 at depth=auto against a fixed depth 32, judged by the median
-    of the ratios within each repetition (the two run one after the
+def fast_only(st):
+    """fairq's stats say every bio took the fast path: the depth never
+    filled."""
+    return (st.get("fastpath_stops") == 0 and st.get("fastpath_reqs") is not None
+            and st.get("fastpath_reqs") >= (st.get("enq_reqs") or 0))
+
+
+def flip_agg(runs):
+    """{(dev, wl, cfg): figures} of the BENCH_FLIP lines (guest.sh flip():
+    one fio run, the depth written a and b in turn, A B B A, the lower
+    device's reads counted per window), each from the last run that
+    measured it; a line whose run failed (rc) is left out.  "ratio" is the
+    median over the A B B A groups of a's rate / b's rate (each group's
+    drift cancels), "overall" the rate over all of a's windows / all of
+    b's."""
+    out = {}
+    for r in runs:
+        for o in r["flip"]:
+            wins = o.get("windows") or []
+            if o.get("rc") or not wins or len(wins) % 4:
+                continue
+            a, b = o["a"], o["b"]
+
+            def rate(ws, d):
+                ios = sum(w["ios"] for w in ws if w["depth"] == d)
+                us = sum(w["us"] for w in ws if w["depth"] == d)
+                return ios * 1e6 / us if us else None
+            groups = []
+            for g in range(0, len(wins), 4):
+                ra, rb = rate(wins[g:g + 4], a), rate(wins[g:g + 4], b)
+                if ra is not None and rb:
+                    groups.append(ra / rb)
+            ra, rb = rate(wins, a), rate(wins, b)
+            if not groups or ra is None or not rb:
+                continue
+            out[(o["dev"], o["wl"], o["cfg"])] = {
+                "a": a, "b": b, "ratio": median(groups), "groups": groups,
+                "overall": ra / rb, "a_iops": ra, "b_iops": rb,
+                "windows": len(wins), "win_s": o.get("win_s"),
+                "fast_only": fast_only(o.get("fairq") or {}),
+                "run": r["index"]}
+    return out
+
+
+def w6_auto_vs_fixed(agg, add, flips=None):
+    """W6QD32 at depth=auto against a fixed depth 32.  Judged by the flip
+    measurement when there is one (one fio run, the depth written auto
+    and 32 in turn every second: flip_agg()); else by the median of the
+    ratios within each repetition of the separate runs (one after the
     other), not by the ratio of medians: under TCG one configuration's
-    repetitions spread by a third.  When the fast path carried every bio
-    in both, the depth never filled in either and both ran the same code:
-    the gap is noise, and the row says so."""
+    repetitions spread by a third, which the row then says."""
     fq = HEADLINE_FQ
+    name = "W6QD32 auto depth within 1% of fixed depth 32"
     a = agg.get(("nullb-fast", "w6qd32", fq))
     b = agg.get(("nullb-fast", "w6qd32", fq + ":depth=32"))
-    if not a or not b or a.get("lower_iops") is None or not b.get("lower_iops"):
+    f = (flips or {}).get(("nullb-fast", "w6qd32", fq))
+    if f and (f["a"], f["b"]) != ("auto", "32"):
+        f = None
+    sep, med = "", None
+    if a and b and a.get("lower_iops") is not None and b.get("lower_iops"):
+        pairs = [a["by_rep"][r] / b["by_rep"][r] for r in sorted(a.get("by_rep", {}))
+                 if a["by_rep"].get(r) and (b.get("by_rep") or {}).get(r)]
+        med = median(pairs)
+        if med is None:
+            med = a["lower_iops"] / b["lower_iops"]
+        sep = (f"{fmt(a['lower_iops'])} vs {fmt(b['lower_iops'])} IOPS (medians); "
+               f"within each repetition {med * 100 - 100:+.1f}% (median of "
+               + ", ".join(f"{x:.2f}" for x in pairs) + ")")
+    if f:
+        add(name, fq,
+            f"one fio run, the depth written auto and 32 in turn ({f['windows']} "
+            f"windows of {f['win_s']} s, A B B A): {fmt(f['a_iops'])} vs "
+            f"{fmt(f['b_iops'])} IOPS ({f['overall'] * 100 - 100:+.1f}%); "
+            f"median over the groups {f['ratio'] * 100 - 100:+.1f}% ("
+            + ", ".join(f"{x:.3f}" for x in f["groups"]) + ")"
+            + ("; the fast path carried every bio" if f["fast_only"] else "")
+            + (f"; separate runs: {sep}" if sep else ""),
+            f["ratio"] >= 0.99)
         return
-    pairs = [(r, a["by_rep"][r] / b["by_rep"][r]) for r in sorted(a.get("by_rep", {}))
-             if a["by_rep"].get(r) and (b.get("by_rep") or {}).get(r)]
-    med = median([x for _, x in pairs])
     if med is None:
-        med = a["lower_iops"] / b["lower_iops"]
+        return
     why = ""
     if a.get("fast_only") and b.get("fast_only"):
         why = ("; the fast path carried every bio in both (it never stopped): "
                "the depth never filled in either, both ran the same code, "
                "and the gap is run-to-run noise")
-    add("W6QD32 auto depth within 1% of fixed depth 32", fq,
-        f"{fmt(a['lower_iops'])} vs {fmt(b['lower_iops'])} IOPS (medians); "
-        f"within each repetition {med * 100 - 100:+.1f}% (median of "
-        + ", ".join(f"{x:.2f}" for _, x in pairs) + ")" + why,
-        med >= 0.99)
+    add(name, fq, sep + why, med >= 0.99)
 
 
 def get(agg, dev, wl, cfg, k):
@@ -612,7 +672,7 @@ def tuning(dev, wl, cfg):
 
 # ---------------------------------------------------------------- targets
 
-def targets(agg):
+def targets(agg, flips=None):
     """[(target, config, figure text, PASS/MISS/n/a)]: fairq's defaults
     and the -rec set (not on the tuning set), against the competitor
     configuration that did best on the same disk and workload.  The
@@ -720,7 +780,7 @@ def targets(agg):
             add(f"{wl.upper()} CPU per I/O within 5% of dm-linear's", fq,
                 f"{c_fq:.0f} vs {c_dm:.0f} us/IO ({(c_fq / c_dm - 1) * 100:+.0f}%)",
                 c_fq <= 1.05 * c_dm)
-    w6_auto_vs_fixed(agg, add)
+    w6_auto_vs_fixed(agg, add, flips)
     w7cfgs = sorted({k[2] for k in agg if k[1].startswith("w7-")}, key=cfg_key)
     for cfg in w7cfgs:
         for d in devs:
@@ -1403,7 +1463,8 @@ def analyze(raws, out):
     meas, _ = select_runs(meas)
     apply_slowdown(meas)
     agg = aggregate(meas)
-    return runs, meas, agg, targets(agg) + startup_targets(startup_agg(runs)), errs
+    return (runs, meas, agg,
+            targets(agg, flip_agg(runs)) + startup_targets(startup_agg(runs)), errs)
 
 
 def main():
@@ -1412,7 +1473,7 @@ def main():
     ap.add_argument("raw", nargs="+")
     args = ap.parse_args()
     runs, meas, agg, tg, errs = analyze(args.raw, args.out)
-    if not meas and not any(r["startup"] for r in runs):
+    if not meas and not any(r["startup"] or r["flip"] for r in runs):
         print("analyze: no measurements", file=sys.stderr)
         return 1
     os.makedirs(args.out, exist_ok=True)
@@ -1446,6 +1507,8 @@ def main():
                     for k, v in sorted(agg.items())],
         "startup": [dict(dev=k[0], cfg=k[1], **v)
                     for k, v in sorted(startup_agg(runs).items())],
+        "flip": [dict(dev=k[0], wl=k[1], cfg=k[2], **v)
+                 for k, v in sorted(flip_agg(runs).items())],
         "measurements": meas, "setup_errors": errs,
         "plots": [os.path.join("plots", p) for p in pngs],
     }

@@ -1027,6 +1027,65 @@ startup() {
 	done
 }
 
+# flip DEV LOWER WL CFG A B: one fio run of WL on fairq configured as CFG,
+# its depth written A and B in turn (A B B A, FLIP_ROUNDS times), the
+# lower device's completed reads and the time counted over each window of
+# FLIP_WIN_S seconds: one BENCH_FLIP line. Windows a second apart meet
+# the same host; the separate runs of round() spread by a third under TCG,
+# far more than the 1 % the W6 target asks of depth=auto against a fixed
+# depth. (Writing the depth takes no lock the bios wait on: the sysfs
+# store changes a field; "auto" restarts the controller from the depth
+# in force, as a user's write would.)
+FLIP_ROUNDS=${BENCH_FLIP_ROUNDS:-5}
+FLIP_WIN_S=${BENCH_FLIP_WIN_S:-1}
+flip() {
+	local dev=$1 lower=$2 wl=$3 cfg=$4 da=$5 db=$6 out=$W/flip rc=0 fpid
+	local n=$((FLIP_ROUNDS * 4)) i v t0 t1 r0 r1 wins="" order=() lines=() l args=()
+	[ -n "$ONLY" ] && ! [[ "$dev/flip-$wl/$cfg" =~ $ONLY ]] && return 0
+	NMEAS=$((NMEAS + 1))
+	if [ "$PLAN_ONLY" = 1 ]; then
+		echo "PLAN $dev flip-$wl $cfg 1 $((n * FLIP_WIN_S + RAMP + OVH_S))"
+		return 0
+	fi
+	if ! cfg_up "$lower" "$cfg" "depth=$da"; then
+		say "$dev flip-$wl $cfg: configuration failed"
+		echo "BENCH_ERR {\"dev\":\"$dev\",\"cfg\":\"$cfg\",\"wl\":\"flip-$wl\",\"rep\":1,\"why\":\"setup\"}"
+		cfg_down "$lower"
+		NFAILED=$((NFAILED + 1))
+		return 0
+	fi
+	mapfile -t lines < <(wl_jobs "$wl")
+	for l in "${lines[@]}"; do
+		# shellcheck disable=SC2207
+		args+=($(job_args "$TARGET" "$l"))
+	done
+	fio_common 0 $((n * FLIP_WIN_S + RAMP + 2))
+	# shellcheck disable=SC2086
+	timeout --foreground -k 10 $((n * FLIP_WIN_S + RAMP + 60)) fio $FIO_COMMON \
+		--output-format=json --output="$out.fio0" "${args[@]}" >"$out.err" 2>&1 &
+	fpid=$!
+	sleep "$RAMP"
+	for ((i = 0; i < FLIP_ROUNDS; i++)); do order+=("$da" "$db" "$db" "$da"); done
+	for v in "${order[@]}"; do
+		echo "$v" >"/sys/block/$FQNAME/fairq/depth" || { say "flip: depth=$v refused"; rc=1; }
+		read -r r0 _ </sys/block/"$lower"/stat
+		t0=${EPOCHREALTIME/./}
+		sleep "$FLIP_WIN_S"
+		read -r r1 _ </sys/block/"$lower"/stat
+		t1=${EPOCHREALTIME/./}
+		wins+=${wins:+,}"{\"depth\":\"$v\",\"ios\":$((r1 - r0)),\"us\":$((10#$t1 - 10#$t0))}"
+	done
+	: >"$out.fq"
+	cat "/sys/block/$FQNAME/fairq/stats" >"$out.fq" 2>/dev/null
+	wait "$fpid" || rc=1
+	stats_json "$out.fq"
+	cfg_down "$lower"
+	[ "$rc" = 0 ] || NFAILED=$((NFAILED + 1))
+	printf 'BENCH_FLIP {"dev":"%s","wl":"%s","cfg":"%s","rc":%d,"a":"%s","b":"%s","win_s":%d,"args":"%s","windows":[%s],"fairq":%s}\n' \
+		"$dev" "$wl" "$cfg" "$rc" "$da" "$db" "$FLIP_WIN_S" "$CFG_NOTE" "$wins" "$STATS"
+	say "#$NMEAS $dev flip-$wl $cfg: depth $da and $db in turn, $n windows of $FLIP_WIN_S s, fio rc $rc"
+}
+
 # ---- the plan ----
 
 # round DEV LOWER WL CFG...: REPS rounds, each over every CFG in turn.
@@ -1254,6 +1313,7 @@ plan_full() {
 		round nullb-fast nfast w6qd1 none dm-linear $(fq_cfgs fairq-cfq)
 		# shellcheck disable=SC2046,SC2086
 		round nullb-fast nfast w6qd32 none dm-linear $(fq_cfgs fairq-cfq fairq-cfq:depth=32)
+		flip nullb-fast nfast w6qd32 fairq-cfq auto 32
 		for w in w6p4 w6qd1u w6qd32u w6p4u; do
 			# shellcheck disable=SC2046,SC2086
 			round nullb-fast nfast $w none dm-linear $(fq_cfgs fairq-cfq)

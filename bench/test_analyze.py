@@ -115,6 +115,22 @@ def fixture(dirname):
                 '"files":300,"readers":10,"alone_ms":100,"loaded_ms":400}\n')
     run1.append('BENCH_STARTUP {"dev":"d","cfg":"mq-deadline","rep":2,"rc":1,'
                 '"files":300,"readers":10,"alone_ms":100,"loaded_ms":9000}\n')
+    # The flip measurement (guest.sh flip()): depth auto and 32 in turn,
+    # A B B A; groups 2000/2000 = 1.0, 1880/2000 = 0.94, 2000/1980 =
+    # 1.0101 (median 1.0); over all windows 5890 / 5990.  A failed one
+    # (rc 1) on another disk is left out.
+    wins = []
+    for g in ((1000, 1000, 1010, 1010), (900, 1000, 1000, 980),
+              (1000, 990, 990, 1000)):
+        for d, n in zip(("auto", "32", "32", "auto"), g):
+            wins.append({"depth": d, "ios": n, "us": 1000000})
+    run1.append("BENCH_FLIP " + json.dumps(
+        {"dev": "nullb-fast", "wl": "w6qd32", "cfg": "fairq-cfq", "rc": 0,
+         "a": "auto", "b": "32", "win_s": 1, "windows": wins,
+         "fairq": {"fastpath_stops": 0, "fastpath_reqs": 10, "enq_reqs": 10}}) + "\n")
+    run1.append("BENCH_FLIP " + json.dumps(
+        {"dev": "e", "wl": "w6qd32", "cfg": "fairq-cfq", "rc": 1,
+         "a": "auto", "b": "32", "win_s": 1, "windows": wins, "fairq": {}}) + "\n")
     run1.append('BENCH_DONE {"measurements":6,"failed":0}\n')
     run1.append('BENCH_HOST {"run":"r1","mode":"full","only":"","vm_rc":0,"loadavg":[1.0,2.0]}\n')
 
@@ -264,6 +280,24 @@ def main():
             ("W6QD32 auto depth within 1% of fixed depth 32", "fairq-cfq")]
         check("W6 auto vs fixed: equal within each repetition passes",
               (w6[3], "same code" in w6[2]), ("PASS", False))
+
+        # The flip measurement judges the row when there is one.
+        fl = analyze.flip_agg(runs)
+        check("flip: a failed run left out", sorted(fl), [("nullb-fast", "w6qd32", "fairq-cfq")])
+        f = fl[("nullb-fast", "w6qd32", "fairq-cfq")]
+        check("flip: median over the A B B A groups", f["ratio"], 1.0)
+        check("flip: groups", [round(x, 4) for x in f["groups"]], [1.0, 0.94, 1.0101])
+        check("flip: over all windows", f["overall"], 5890 / 5990)
+        check("flip: fast path carried every bio", f["fast_only"], True)
+        w6 = {(t[0], t[1]): t for t in analyze.targets(va, fl)}[
+            ("W6QD32 auto depth within 1% of fixed depth 32", "fairq-cfq")]
+        check("W6 judged by the flip, the separate runs shown beside",
+              (w6[3], "one fio run" in w6[2], "separate runs: 28,000 vs 31,000" in w6[2]),
+              ("PASS", True, True))
+        fl2 = {k: dict(v, ratio=0.985) for k, v in fl.items()}
+        w6 = {(t[0], t[1]): t for t in analyze.targets(va, fl2)}[
+            ("W6QD32 auto depth within 1% of fixed depth 32", "fairq-cfq")]
+        check("W6 by the flip: -1.5% misses", w6[3], "MISS")
 
         # The fair ceiling of a W3-like pair: alone 46 MiB/s (1 MiB) and
         # 1.4 MiB/s (4 KiB); half the disk's time each: 23 + 0.7 = 23.7.
