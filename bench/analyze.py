@@ -8,8 +8,8 @@ usage: bench/analyze.py --out DIR RAW [RAW...]
 Each RAW holds one run's lines: BENCH_INFO {...}, BENCH {...} (one per
 measurement, with fio's own JSON inside), BENCH_STARTUP {...} and
 BENCH_FLIP {...} (start-up and the flip of W6's depth, see their _agg),
-BENCH_ERR {...}, BENCH_DONE, and bench/run's BENCH_HOST {...} (the run's label, the VM's exit status, the
-host). With several RAW files (bench/run --merge), each table (one disk,
+BENCH_ERR {...}, BENCH_DONE, and bench/run's BENCH_HOST {...} (the run's
+label, the VM's exit status, the host). With several RAW files (bench/run --merge), each table (one disk,
 one workload) comes whole from the last run that measured it, and says
 which. Every figure is the median over the repetitions of one (disk,
 workload, configuration); the repetitions were interleaved in the guest.
