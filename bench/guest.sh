@@ -1033,9 +1033,9 @@ startup() {
 # FLIP_WIN_S seconds: one BENCH_FLIP line. Windows a second apart meet
 # the same host; the separate runs of round() spread by a third under TCG,
 # far more than the 1 % the W6 target asks of depth=auto against a fixed
-# depth. (Writing the depth takes no lock the bios wait on: the sysfs
-# store changes a field; "auto" restarts the controller from the depth
-# in force, as a user's write would.)
+# depth. Each write stops the fast path once, in both directions alike
+# (fastpath_stops counts them), and "auto" restarts the controller from
+# the depth in force, as a user's write would.
 FLIP_ROUNDS=${BENCH_FLIP_ROUNDS:-5}
 FLIP_WIN_S=${BENCH_FLIP_WIN_S:-1}
 flip() {
@@ -1080,7 +1080,7 @@ flip() {
 	wait "$fpid" || rc=1
 	stats_json "$out.fq"
 	cfg_down "$lower"
-	[ "$rc" = 0 ] || NFAILED=$((NFAILED + 1))
+	[ "$rc" = 0 ] || { NFAILED=$((NFAILED + 1)); say "flip: fio: $(head -c 300 "$out.err")"; }
 	printf 'BENCH_FLIP {"dev":"%s","wl":"%s","cfg":"%s","rc":%d,"a":"%s","b":"%s","win_s":%d,"args":"%s","windows":[%s],"fairq":%s}\n' \
 		"$dev" "$wl" "$cfg" "$rc" "$da" "$db" "$FLIP_WIN_S" "$CFG_NOTE" "$wins" "$STATS"
 	say "#$NMEAS $dev flip-$wl $cfg: depth $da and $db in turn, $n windows of $FLIP_WIN_S s, fio rc $rc"
