@@ -48,7 +48,8 @@ struct fq_cost_dir {
 	 * decayed sums over epochs: x1 = share of completions [1/64],
 	 * x2 = KiB per completion, y = device time per completion [16 ns]
 	 */
-	u64 s11, s12, s22, s1y, s2y;
+	u64 s11, s12, s22, s1y, s2y, syy;
+	u64 sw;			/* decayed epochs [1/16]: at most 256 */
 	u64 sn, sb;		/* decayed requests and bytes (mean size) */
 	u64 a;			/* per request [16 ns] */
 	u64 b;			/* per KiB [16 ns / 1024] */

@@ -207,6 +207,96 @@ static void t_fixed_mix_unsized(void)
 		   true_ns(&t, 4096, 0), 10);
 }
 
+/*
+ * @epochs epochs of FQ_COST_EPOCH_N completions on a noisy device: each
+ * request costs a + b * bytes (@a_ns, @b_ps) +-20 %, and one epoch in
+ * four takes @slow times as long (depth=auto's probes below the
+ * device's servers that the driver does not keep out of the fit), sizes
+ * drawn from 4 KiB and @big.  After the first 20 epochs, counts the
+ * epochs after which @big is charged above @hi_pct % of 4 KiB's charge
+ * (*@above) or below @lo_pct % (*@below); returns how many were looked
+ * at.
+ */
+static int noisy_ratio(u64 a_ns, u64 b_ps, u64 slow, u32 big, int epochs,
+		       u64 lo_pct, u64 hi_pct, int *above, int *below)
+{
+	const u32 sizes[] = { 4096, big };
+	struct fq_cost fc;
+	u64 now = 0, c4, cb, f, ns;
+	int e, i, seen = 0;
+	u32 bytes;
+
+	*above = 0;
+	*below = 0;
+	fq_cost_init(&fc);
+	for (e = 0; e < epochs; e++) {
+		f = rnd() % 4 ? 1 : slow;
+		for (i = 0; i < FQ_COST_EPOCH_N; i++) {
+			bytes = sizes[rnd() % 2];
+			ns = a_ns + b_ps * bytes / 1000;
+			now += ns * f * (80 + rnd() % 41) / 100;
+			fq_cost_complete(&fc, now, bytes, false, true);
+		}
+		if (e < 20)
+			continue;
+		c4 = fq_cost_ns(&fc, 4096, false);
+		cb = fq_cost_ns(&fc, big, false);
+		seen++;
+		*above += cb * 100 > c4 * hi_pct;
+		*below += cb * 100 < c4 * lo_pct;
+	}
+	return seen;
+}
+
+/* At most 1 in 20 of @seen epochs in @bad, or the case fails, saying @what. */
+static void check_rare(const char *what, int k, int bad, int seen)
+{
+	if (bad * 20 > seen) {
+		fprintf(stderr, "  draw %d: %s after %d of %d epochs\n", k,
+			what, bad, seen);
+		fq_test_failed++;
+	}
+}
+
+/*
+ * A per-request device (nullb-lat: 2 ms of device time a request, any
+ * size) whose epochs double now and then, 4 KiB and 128 KiB mixed at
+ * random: whatever per-byte price the noise fits must not be charged.
+ * 128 KiB costs at most 1.5x 4 KiB after 95 % of the epochs (session
+ * 18's core: over 1.5x after 21-32 % of them in three of four draws;
+ * fq_cost.c's fq_cost_b_shown() says what that did in the bench).
+ */
+static void t_per_request_noisy(void)
+{
+	int seen, above, below, k;
+
+	for (k = 0; k < 4; k++) {
+		seen = noisy_ratio(2000000, 0, 2, 131072, 400, 0, 150,
+				   &above, &below);
+		check_rare("128 KiB above 1.5x 4 KiB", k, above, seen);
+	}
+}
+
+/*
+ * Devices whose cost has a per-byte part, with the per-request noise:
+ * the price is still charged.  Virtio throttled to 4 MiB/s (1 ms +
+ * 238 ps/B: 128 KiB costs 16x 4 KiB) at least 8x after 95 % of the
+ * epochs, and a tenth of that per byte (2.45x) at least 1.5x.
+ */
+static void t_per_byte_noisy(void)
+{
+	int seen, above, below, k;
+
+	for (k = 0; k < 4; k++) {
+		seen = noisy_ratio(1000000, 238000, 1, 131072, 400, 800,
+				   100000, &above, &below);
+		check_rare("128 KiB below 8x 4 KiB", k, below, seen);
+		seen = noisy_ratio(1000000, 23800, 1, 131072, 400, 150,
+				   100000, &above, &below);
+		check_rare("128 KiB below 1.5x 4 KiB", k, below, seen);
+	}
+}
+
 /* Epochs in which the device was not saturated teach nothing. */
 static void t_unsaturated(void)
 {
@@ -276,6 +366,8 @@ static const struct fq_test_case cases[] = {
 	{ "follows", t_follows },
 	{ "fixed_mix", t_fixed_mix },
 	{ "fixed_mix_unsized", t_fixed_mix_unsized },
+	{ "per_request_noisy", t_per_request_noisy },
+	{ "per_byte_noisy", t_per_byte_noisy },
 	{ "unsaturated", t_unsaturated },
 	{ "unseen", t_unseen },
 	{ "garbage", t_garbage },
