@@ -25,8 +25,11 @@
  * when it does not (every request the same size, or a scheduler that
  * serves the sizes in a fixed ratio), a and b cannot be told apart: the
  * fit keeps b (0 until sizes once varied) and refits a to the mean cost,
- * which is still right for the mix there is.  A direction never seen
- * borrows the other's model.
+ * which is still right for the mix there is.  A fitted b is charged only
+ * when it explains the epochs' times better than the mean alone by more
+ * than their noise does (an F test, fq_cost.c); else b is 0 and a the
+ * mean: noise must not put a price on bytes that a device does not
+ * charge.  A direction never seen borrows the other's model.
  *
  * Integer arithmetic only, 64-bit: the regressors are per completion and
  * clamped (mix in 1/64ths, at most 4 MiB and 537 ms per completion) so
