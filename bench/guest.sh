@@ -722,6 +722,16 @@ est_s() {
 	echo $((RAMP + RUNTIME + 1 + OVH_S + x + n / 8))
 }
 
+# setup_failed DEV WL CFG REP LOWER WHY: a measurement whose set-up (WHY:
+# setup, mount) failed: said, a BENCH_ERR line, the lower disk back to
+# none, counted as failed.
+setup_failed() {
+	say "$1 $2 $3 rep $4: $6 failed"
+	echo "BENCH_ERR {\"dev\":\"$1\",\"cfg\":\"$3\",\"wl\":\"$2\",\"rep\":$4,\"why\":\"$6\"}"
+	cfg_down "$5"
+	NFAILED=$((NFAILED + 1))
+}
+
 # measure DEV LOWER CFG WL REP [fairq k=v...]: one measurement, one BENCH line.
 measure() {
 	local dev=$1 lower=$2 cfg=$3 wl=$4 rep=$5 fmt=json+ rc=0 out=$W/m
@@ -738,19 +748,13 @@ measure() {
 	local f
 	for f in "$out".*; do [ -e "$f" ] && rm -f "$f"; done
 	if ! cfg_up "$lower" "$cfg" "$@"; then
-		say "$dev $wl $cfg rep $rep: configuration failed"
-		echo "BENCH_ERR {\"dev\":\"$dev\",\"cfg\":\"$cfg\",\"wl\":\"$wl\",\"rep\":$rep,\"why\":\"setup\"}"
-		cfg_down "$lower"
-		NFAILED=$((NFAILED + 1))
+		setup_failed "$dev" "$wl" "$cfg" "$rep" "$lower" setup
 		return 0
 	fi
 	# Many threads: plain json (json+ would carry every thread's histogram).
 	case $wl in w7-*) fmt=json ;; esac
 	if wl_mount "$wl" && ! mount_prepare; then
-		say "$dev $wl $cfg rep $rep: mount failed"
-		echo "BENCH_ERR {\"dev\":\"$dev\",\"cfg\":\"$cfg\",\"wl\":\"$wl\",\"rep\":$rep,\"why\":\"mount\"}"
-		cfg_down "$lower"
-		NFAILED=$((NFAILED + 1))
+		setup_failed "$dev" "$wl" "$cfg" "$rep" "$lower" mount
 		return 0
 	fi
 	SAMPLE_NJOBS=0 SAMPLE_NPROCS=0 SAMPLE_CGS=""
@@ -975,10 +979,7 @@ startup_one() {
 	fi
 	[ "$cfg" = readers-elsewhere ] && fs_cfg=none
 	if ! cfg_up "$lower" "$fs_cfg" || ! startup_populate; then
-		say "$dev startup $cfg rep $rep: set-up failed"
-		echo "BENCH_ERR {\"dev\":\"$dev\",\"cfg\":\"$cfg\",\"wl\":\"startup\",\"rep\":$rep,\"why\":\"setup\"}"
-		cfg_down "$lower"
-		NFAILED=$((NFAILED + 1))
+		setup_failed "$dev" startup "$cfg" "$rep" "$lower" setup
 		return 0
 	fi
 	startup_read_ms || rc=1
@@ -1048,10 +1049,7 @@ flip() {
 		return 0
 	fi
 	if ! cfg_up "$lower" "$cfg" "depth=$da"; then
-		say "$dev flip-$wl $cfg: configuration failed"
-		echo "BENCH_ERR {\"dev\":\"$dev\",\"cfg\":\"$cfg\",\"wl\":\"flip-$wl\",\"rep\":1,\"why\":\"setup\"}"
-		cfg_down "$lower"
-		NFAILED=$((NFAILED + 1))
+		setup_failed "$dev" "flip-$wl" "$cfg" 1 "$lower" setup
 		return 0
 	fi
 	mapfile -t lines < <(wl_jobs "$wl")
