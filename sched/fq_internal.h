@@ -359,10 +359,11 @@ struct fq_sched {
 	 * Interactive boost (fq_boost.c): slots kept from the other flows
 	 * while a boosted flow is anticipated, and what teaches it: the
 	 * lowest service time of a boosted request [ns, slowly rising] and
-	 * boosted completions in a row near it.
+	 * boosted completions in a row near it, and slow ones in a row.
 	 */
 	u32 boost_reserve;
 	u32 boost_good;
+	u32 boost_slow;
 	u64 boost_svc_floor;
 	bool nonidle_seen;	/* nonidle_ns is valid */
 	u32 nonidle_busy;	/* RT/BE requests queued or in flight */

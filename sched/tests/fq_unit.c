@@ -2628,15 +2628,41 @@ static void tb_reserve_run(const char *depth, int nbulk, const int *want,
 /*
  * The reserve of slots (depth 3, four deep bulk flows): a boosted reader,
  * anticipated, leaves the others depth - 1 slots while its request is in
- * flight; one of its requests taking 2.5 times as long as its fastest (it
- * queued inside the device) makes the others keep out of two, and 16
- * fast ones in a row give one back.
+ * flight; two of its requests in a row taking 2.5 times as long as its
+ * fastest (they queued inside the device) make the others keep out of
+ * two, and 16 fast ones in a row give one back.
  */
 static void t_boost_reserve(void)
 {
-	static const int want[] = { 2, 2, 2, 2, 2, 1, 1, 1 };
+	static const int want[] = { 2, 2, 2, 2, 2, 2, 1, 1 };
+
+	tb_reserve_run("3", 4, want, ARRAY_SIZE(want), 4, 5, 10 * MS);
+}
+
+/*
+ * One slow boosted request alone (2.5 times its fastest) is a hiccup of
+ * the host, not a queue inside the device: the others keep their two
+ * slots.  Under TCG single requests of fairq-nbd took 11-14 ms against
+ * 5.5 now and then, and each took the reserve to depth - 1 (bench nbd W2:
+ * 0.86-0.89 of mq-deadline's total while the reader was boosted).
+ */
+static void t_boost_reserve_one_slow(void)
+{
+	static const int want[] = { 2, 2, 2, 2, 2, 2, 2, 2 };
 
 	tb_reserve_run("3", 4, want, ARRAY_SIZE(want), 4, 4, 10 * MS);
+}
+
+/*
+ * One boosted request that took four times its fastest waited for more
+ * than a host's hiccup (a flush stall, a queue of several): the others
+ * keep out of two slots at once.
+ */
+static void t_boost_reserve_one_stall(void)
+{
+	static const int want[] = { 2, 2, 2, 2, 2, 1, 1, 1 };
+
+	tb_reserve_run("3", 4, want, ARRAY_SIZE(want), 4, 4, 16 * MS);
 }
 
 /*
@@ -2655,15 +2681,15 @@ static void t_boost_reserve_knee(void)
 
 /*
  * The reserve at a depth above the device's servers (depth 8, eight deep
- * bulk flows): each boosted request that took three times its fastest
- * doubles the reserve (1 -> 3 -> 7: the others keep 7, 5, then 1 below),
- * 16 fast ones in a row give one back.
+ * bulk flows): each boosted request that took nearly three times its
+ * fastest (its floor creeps up), after one that did too, doubles the reserve (1 -> 3 -> 7: the others
+ * keep 7, 5, then 1 below), 16 fast ones in a row give one back.
  */
 static void t_boost_reserve_deep(void)
 {
 	static const int want[] = { 7, 7, 7, 7, 7, 5, 1, 1 };
 
-	tb_reserve_run("8", 8, want, ARRAY_SIZE(want), 4, 5, 12 * MS);
+	tb_reserve_run("8", 8, want, ARRAY_SIZE(want), 3, 5, 12 * MS);
 }
 
 /*
@@ -4049,6 +4075,8 @@ static const struct fq_test_case cases[] = {
 	{ "boost_share", t_boost_share },
 	{ "boost_readahead_inflight", t_boost_readahead_inflight },
 	{ "boost_reserve", t_boost_reserve },
+	{ "boost_reserve_one_slow", t_boost_reserve_one_slow },
+	{ "boost_reserve_one_stall", t_boost_reserve_one_stall },
 	{ "boost_reserve_knee", t_boost_reserve_knee },
 	{ "boost_reserve_deep", t_boost_reserve_deep },
 	{ "boost_reserve_judged", t_boost_reserve_judged },
