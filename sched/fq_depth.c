@@ -79,14 +79,16 @@ static void fq_depth_sum(struct fq_depth *dc, const struct fq_depth_point *p,
 	struct fq_depth_point *a = &dc->at;
 	int i;
 
+	u8 kind = reserved ? FQ_DEPTH_K_RES : FQ_DEPTH_K_FREE;
+
 	if (!dc->at_n || a->depth != p->depth ||
-	    (!dc->moved && dc->at_reserved != reserved)) {
+	    (!dc->moved && dc->at_kinds != kind)) {
 		*a = *p;
 		dc->at_n = 1;
-		dc->at_reserved = reserved;
+		dc->at_kinds = kind;
 		return;
 	}
-	dc->at_reserved |= reserved;
+	dc->at_kinds |= kind;
 	if (dc->at_n == FQ_DEPTH_SUM_MAX) {
 		/* the oldest fades: keep (MAX - 1) / MAX of the sums */
 		for (i = 0; i < 2; i++) {
@@ -198,7 +200,7 @@ static void fq_depth_hold(struct fq_depth *dc)
 	/* the epochs that measured prev.depth go on counting */
 	dc->at = dc->prev;
 	dc->at_n = dc->prev_n;
-	dc->at_reserved = dc->prev_reserved;
+	dc->at_kinds = dc->prev_kinds;
 }
 
 /*
@@ -232,7 +234,7 @@ static void fq_depth_accept(struct fq_depth *dc,
 {
 	dc->prev = *p;
 	dc->prev_n = n;
-	dc->prev_reserved = dc->at_reserved;
+	dc->prev_kinds = dc->at_kinds;
 	dc->tried_up = false;
 	dc->tried_down = false;
 	if (dc->step < FQ_DEPTH_STEP_MAX)
@@ -247,7 +249,7 @@ static void fq_depth_search(struct fq_depth *dc,
 {
 	dc->prev = *p;
 	dc->prev_n = n;
-	dc->prev_reserved = dc->at_reserved;
+	dc->prev_kinds = dc->at_kinds;
 	dc->dir = dir;
 	dc->step = 1;
 	dc->held = 0;
@@ -366,7 +368,7 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		/* a few epochs at the seed (noise figures), then search */
 		dc->prev = dc->at;
 		dc->prev_n = dc->at_n;
-		dc->prev_reserved = dc->at_reserved;
+		dc->prev_kinds = dc->at_kinds;
 		if (dc->epochs < FQ_DEPTH_SEED_EPOCHS)
 			return;
 		/*
@@ -387,20 +389,22 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		const struct fq_depth_point *hi = up ? &dc->at : &dc->prev;
 		u32 nl = up ? dc->prev_n : dc->at_n;
 		u32 nh = up ? dc->at_n : dc->prev_n;
+		/* sums of one kind each, and the same: rates to compare */
+		bool same = dc->at_kinds == dc->prev_kinds &&
+			    dc->at_kinds != (FQ_DEPTH_K_FREE | FQ_DEPTH_K_RES);
 		enum fq_depth_verdict v;
 		bool keep;
 
 		v = fq_depth_verdict(dc, lo, nl, hi, nh, dc->gain_frac, false);
 		if (v == FQ_DEPTH_UNSURE) {
-			if (dc->at_n < FQ_DEPTH_TRIAL_MAX &&
-			    !(up && dc->cur.reserved))
+			if (dc->at_n < FQ_DEPTH_TRIAL_MAX && !(up && !same))
 				return;	/* one more epoch at this depth */
 			v = fq_depth_verdict(dc, lo, nl, hi, nh,
 					     dc->gain_frac, true);
 		}
 		dc->moved = false;
 		if (up)
-			keep = !dc->cur.reserved && v == FQ_DEPTH_GAIN;
+			keep = same && v == FQ_DEPTH_GAIN;
 		else
 			keep = v != FQ_DEPTH_GAIN;
 		if (!dc->cur.reserved && !up) {
@@ -416,11 +420,19 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 			else if (keep && p.depth < dc->known_min)
 				dc->known_min = 0;
 		}
+		if (keep && up && dc->cur.reserved) {
+			/* a reserve's gain is one step's: no further */
+			dc->prev = dc->at;
+			dc->prev_n = dc->at_n;
+			dc->prev_kinds = dc->at_kinds;
+			fq_depth_hold(dc);
+			return;
+		}
 		if (keep) {
 			fq_depth_accept(dc, &dc->at, dc->at_n);
 			return;
 		}
-		if (dc->cur.reserved) {
+		if (dc->cur.reserved && !same) {
 			/* no step up from here: down, or hold */
 			dc->tried_up = true;
 			if (dc->dir > 0)
@@ -459,8 +471,7 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		fq_depth_search(dc, &dc->at, dc->at_n, -1);
 		return;
 	}
-	if (dc->held >= dc->probe_epochs && dc->depth < dc->depth_max &&
-	    !dc->cur.reserved)
+	if (dc->held >= dc->probe_epochs && dc->depth < dc->depth_max)
 		fq_depth_search(dc, &dc->at, dc->at_n, 1);
 }
 

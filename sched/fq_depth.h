@@ -26,8 +26,8 @@
  * fairq could order nothing.  A demand equal to the depth is saturated
  * too: a move down makes work wait above, a move up shows no gain and
  * is undone.  Work the caller held back from slots it reserves for
- * another flow counts as full too, but such an epoch only ever takes the
- * depth down (fq_depth_reserved()).
+ * another flow counts as full too, but such an epoch is compared only
+ * with others of its kind (fq_depth_reserved()).
  * From each saturated epoch it
  * takes the throughput (work per second, work priced by the caller:
  * modelled device time, or bytes until it sets a price) and the mean
@@ -89,6 +89,8 @@ enum {
 	FQ_DEPTH_PROBE_EPOCHS = 16,	/* default held epochs between probes */
 	FQ_DEPTH_GAIN_FRAC = 256,	/* default: a quarter of linear gain */
 	FQ_DEPTH_SEED_EPOCHS = 4,	/* measured at the seed before moving */
+	FQ_DEPTH_K_FREE = 1,		/* a sum has an epoch without a reserve */
+	FQ_DEPTH_K_RES = 2,		/* ... one with (fq_depth_reserved()) */
 	FQ_DEPTH_NOISE_PRIOR = 64,	/* rate noise assumed at first: 1/16 */
 };
 
@@ -158,10 +160,10 @@ struct fq_depth {
 	u32 known_min;		/* below it an epoch with no reserve lost rate */
 	struct fq_depth_point prev;	/* the depth we moved from */
 	u32 prev_n;		/* epochs summed in prev */
-	bool prev_reserved;	/* one of them had a reserve */
+	u8 prev_kinds;		/* FQ_DEPTH_K_* of the epochs summed in prev */
 	struct fq_depth_point at;	/* epochs at the depth now, summed */
 	u32 at_n;		/* how many (the oldest fade past 8) */
-	bool at_reserved;	/* one of them had a reserve */
+	u8 at_kinds;		/* FQ_DEPTH_K_* of the epochs summed in at */
 	struct fq_depth_point ref;	/* the held depth when hold began */
 	struct fq_depth_epoch cur;
 
@@ -223,20 +225,27 @@ void fq_depth_unseen(struct fq_depth *dc);
  * find a server free).  That time counts as full in @full_ns (the depth,
  * less its reserve, held the work back), so a device whose depth is
  * never full while a flow is boosted still teaches the controller
- * something.  But it teaches only one way: such an epoch's rate shows
- * what a shallower depth costs, not what a deeper one gains (more depth
- * goes to the others, and the reserve grows with it).  So the open epoch
- * may keep a move down, and start one, but undoes a move up and starts
- * no probe upward -- and goes no lower than a depth from which an epoch
- * without a reserve showed a move down losing half of linear throughput
- * or more, as an idled server does (known_min):
- * there the reserve would leave the others too few slots, and from
- * below it no reserved epoch could climb back (bench start-up: ten
- * streamers settle nullb-lat at 2; a boosted reader's reserved epochs
- * then took it to 1, where its every request waited for a streamer's,
- * 1.65x its time alone against 1.1x at 2).  The epochs summed at a held
- * depth are all of one kind, with a reserve or without (fq_depth.c's
- * fq_depth_sum()).
+ * something.  Its rate is lowered by the slots kept idle, so it is
+ * compared only with epochs that had a reserve too: a move up is kept
+ * only when the sums at both depths are of one kind and the same (an
+ * epoch without a reserve would show a gain the reserve's idle slots
+ * made), and one kept with a reserve is held there, one step, not
+ * doubled: the depth it adds goes to the others, whose requests the
+ * boosted flow's next one may then queue behind (the reserve grows
+ * when it does, fq_boost.c).  A move down goes no lower than a depth
+ * from which an epoch without a reserve showed a move down losing half
+ * of linear throughput or more, as an idled server does (known_min):
+ * there the reserve would leave the others too few slots (bench
+ * start-up: ten streamers settle nullb-lat at 2; a boosted reader's
+ * reserved epochs then took it to 1, where its every request waited
+ * for a streamer's, 1.65x its time alone against 1.1x at 2).  The
+ * epochs summed at a held depth are all of one kind, with a reserve or
+ * without (fq_depth.c's fq_depth_sum()).  Why reserved epochs may
+ * climb (session 20; up to then they only took the depth down): a move
+ * down kept by one noisy verdict stayed for the whole boost.  On nbd's
+ * W2 the seed's halving to 2, 20 % short of 4's rate against a bar of
+ * 25 %, held for the light reader's 3 s boost while 3 did 17 % more
+ * (0.86-0.89 of mq-deadline's total in the bench's window).
  */
 void fq_depth_reserved(struct fq_depth *dc);
 

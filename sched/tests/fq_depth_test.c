@@ -332,11 +332,13 @@ static void t_reconverge(void)
 }
 
 /*
- * Epochs with work held out of a reserve (fq_depth_reserved()) take the
- * depth down, never up.  On C=8 from seed 4 it stays at 4 or below for
- * 4 s (judged epochs all reserved; without the rule it climbs to 8-10);
- * once they are not, it reaches [8, 10] within 2 s.  On C=1 from seed 8
- * it comes down to [1, 3] within 2 s as from unreserved epochs.
+ * Epochs with work held out of a reserve (fq_depth_reserved()) are
+ * compared with each other only, and a move up they keep is one step,
+ * then held.  On C=8 from seed 4, every epoch reserved, the depth climbs
+ * to [8, 10] within 4 s, never above 10 (session 19's rule, down only:
+ * at most 4, half the completions); once they are not reserved it stays
+ * in [8, 10].  On C=1 from seed 8 it comes down to [1, 3] within 2 s as
+ * from unreserved epochs.
  */
 static void t_reserved(void)
 {
@@ -346,7 +348,8 @@ static void t_reserved(void)
 	lp.reserved = true;
 	loop_mark();
 	loop_run(4 * S);
-	CHECK(lp.dmax <= 4);
+	CHECK(lp.dc.depth >= 8 && lp.dc.depth <= 10);
+	CHECK(lp.dmax <= 10);
 	CHECK(lp.dc.epochs > 50);
 	CHECK_EQ(lp.dc.reserved_epochs, lp.dc.epochs);
 	if (fq_test_failed != before)
@@ -398,12 +401,16 @@ static void t_reserved_floor(void)
  * A reserve that comes and goes (a boosted QD1 reader: a reserve while
  * it waits for its next request, none while it is not boosted), on a
  * C=2 device: 60 ms of epochs whose reserve idles a slot, then 140 ms
- * without, for 10 s.  A probe up starts only from an epoch without a
- * reserve; if the epochs it is compared with included reserved ones (a
- * slot idle: a lower rate), the move up would look like a gain.  The
- * depth stays within [2, 3] after the first 2 s: with held sums that
- * mixed the two kinds it ranged over [1, 5] (and nullb-lat's W2 in the
- * VM ended at 5), with single epochs (session 17's core) over [1, 6].
+ * without, for 10 s.  If the epochs a move up is compared with included
+ * reserved ones (a slot idle: a lower rate), the move would look like a
+ * gain.  The depth stays at most 3 after the first 2 s: with held sums
+ * that mixed the two kinds it ranged over [1, 5] (and nullb-lat's W2 in
+ * the VM ended at 5), with single epochs (session 17's core) over
+ * [1, 6].  Reserved epochs take it to 3 (their idle slot leaves 2 for
+ * the device), those without back to 2, and on from there to 1 now and
+ * then, which they judge a loss; the completions are as many as with
+ * session 19's rule (reserved epochs never up; [2, 3]): 162,764 against
+ * 163,315 (85 % of the device's rate either way).
  */
 static void t_reserved_mixed(void)
 {
@@ -420,7 +427,8 @@ static void t_reserved_mixed(void)
 		lp.reserved = false;
 		loop_run(t + 200 * MS);
 	}
-	CHECK(lp.dmin >= 2 && lp.dmax <= 3);
+	CHECK(lp.dmax <= 3);
+	CHECK(lp.done >= 160000);
 	CHECK(lp.dc.reserved_epochs > 20);
 	if (fq_test_failed != before)
 		report("reserved_mixed", 2);

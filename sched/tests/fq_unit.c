@@ -2699,9 +2699,10 @@ static void t_boost_reserve_deep(void)
  * bursts teach it: a few boosted requests served at once set a low
  * floor).  While the reader is waited for, the bulk flow keeps to one
  * slot, so the depth is never full.  That time counts as full now, and
- * the epochs it makes saturated are reserved ones, which may take the
- * depth down and never up: within 1.5 s the depth is at most 2 (without:
- * no epoch judged, the depth stays 4), never above the seed on the way.
+ * the epochs it makes saturated are reserved ones, compared with each
+ * other: on one server a deeper depth gains nothing, so within 1.5 s the
+ * depth is at most 2 (without: no epoch judged, the depth stays 4),
+ * never above the seed on the way.
  */
 static void t_boost_reserve_judged(void)
 {
