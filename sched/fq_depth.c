@@ -67,19 +67,19 @@ static void fq_depth_set(struct fq_depth *dc, u32 depth)
 
 /*
  * Add the epoch @p (@reserved: fq_depth_reserved()) to the sum of the
- * epochs at its depth (dc->at).  While held, a sum is of epochs with a
- * reserve or of epochs without: slots kept idle lower the rate, and a
- * probe upward, which starts only from an epoch without a reserve, would
- * otherwise be compared with a rate the reserve held down (nullb-lat's
- * W2 climbed to 5 on its two servers while the light reader was boosted).
+ * epochs at its depth (dc->at), and its kind to dc->at_kinds.  While
+ * held, a sum is of epochs with a reserve or of epochs without: slots
+ * kept idle lower the rate, and a probe upward would otherwise be
+ * compared with a rate the reserve held down (nullb-lat's W2 climbed to
+ * 5 on its two servers while the light reader was boosted).  A move is
+ * kept up only between sums of one kind, the same (fq_depth_judge()).
  */
 static void fq_depth_sum(struct fq_depth *dc, const struct fq_depth_point *p,
 			 bool reserved)
 {
 	struct fq_depth_point *a = &dc->at;
-	int i;
-
 	u8 kind = reserved ? FQ_DEPTH_K_RES : FQ_DEPTH_K_FREE;
+	int i;
 
 	if (!dc->at_n || a->depth != p->depth ||
 	    (!dc->moved && dc->at_kinds != kind)) {
@@ -397,7 +397,7 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 
 		v = fq_depth_verdict(dc, lo, nl, hi, nh, dc->gain_frac, false);
 		if (v == FQ_DEPTH_UNSURE) {
-			if (dc->at_n < FQ_DEPTH_TRIAL_MAX && !(up && !same))
+			if (dc->at_n < FQ_DEPTH_TRIAL_MAX && (!up || same))
 				return;	/* one more epoch at this depth */
 			v = fq_depth_verdict(dc, lo, nl, hi, nh,
 					     dc->gain_frac, true);
