@@ -156,6 +156,18 @@ static u32 fq_depth_min_step(const struct fq_depth *dc, u32 from)
 	return step > 1 ? (u32)step : 1;
 }
 
+/*
+ * @p (a sum of @n epochs, of the kinds dc->at holds) is what the next move
+ * is judged against.
+ */
+static void fq_depth_ref(struct fq_depth *dc, const struct fq_depth_point *p,
+			 u32 n)
+{
+	dc->prev = *p;
+	dc->prev_n = n;
+	dc->prev_kinds = dc->at_kinds;
+}
+
 /* Go to prev.depth + dir * step; false when the bounds leave no room. */
 static bool fq_depth_try(struct fq_depth *dc)
 {
@@ -232,9 +244,7 @@ static void fq_depth_reject(struct fq_depth *dc)
 static void fq_depth_accept(struct fq_depth *dc,
 			    const struct fq_depth_point *p, u32 n)
 {
-	dc->prev = *p;
-	dc->prev_n = n;
-	dc->prev_kinds = dc->at_kinds;
+	fq_depth_ref(dc, p, n);
 	dc->tried_up = false;
 	dc->tried_down = false;
 	if (dc->step < FQ_DEPTH_STEP_MAX)
@@ -247,9 +257,7 @@ static void fq_depth_accept(struct fq_depth *dc,
 static void fq_depth_search(struct fq_depth *dc,
 			    const struct fq_depth_point *p, u32 n, s32 dir)
 {
-	dc->prev = *p;
-	dc->prev_n = n;
-	dc->prev_kinds = dc->at_kinds;
+	fq_depth_ref(dc, p, n);
 	dc->dir = dir;
 	dc->step = 1;
 	dc->held = 0;
@@ -366,9 +374,7 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 	fq_depth_sum(dc, &p, dc->cur.reserved);
 	if (!dc->have_prev) {
 		/* a few epochs at the seed (noise figures), then search */
-		dc->prev = dc->at;
-		dc->prev_n = dc->at_n;
-		dc->prev_kinds = dc->at_kinds;
+		fq_depth_ref(dc, &dc->at, dc->at_n);
 		if (dc->epochs < FQ_DEPTH_SEED_EPOCHS)
 			return;
 		/*
@@ -422,9 +428,7 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		}
 		if (keep && up && dc->cur.reserved) {
 			/* a reserve's gain is one step's: no further */
-			dc->prev = dc->at;
-			dc->prev_n = dc->at_n;
-			dc->prev_kinds = dc->at_kinds;
+			fq_depth_ref(dc, &dc->at, dc->at_n);
 			fq_depth_hold(dc);
 			return;
 		}
