@@ -6,6 +6,7 @@
 #   make deps       install the Debian packages everything needs
 #   make check      every host and VM test; ends with "N passed, N failed"
 #   make demo       boot the VM, fairq0 over a virtio disk, ext4, a fairness table
+#   make readme     README.md's results block from the run bench/RESULTS.md names
 #   make sparse     the module under sparse (C=1) and W=1
 #   make soak       tests/soak/soak.sh in the VM for SOAK_MIN minutes (30), then
 #                   tests/vm/250-lifecycle-loop.sh for LOOP_CYCLES cycles (100);
@@ -29,7 +30,7 @@ DEFAULT_KVER := $(shell $(CURDIR)/scripts/debian-kver 2>/dev/null)
 LTS_KVER := $(shell $(CURDIR)/scripts/debian-kver lts 2>/dev/null)
 export KVER KDIR
 
-.PHONY: all module module-lts tools nbd testtools deps check check-host check-vm demo soak sparse deb clean \
+.PHONY: all module module-lts tools nbd testtools deps check check-host check-vm demo readme soak sparse deb clean \
 	debug-kernel check-debug check-rt
 
 all: module tools nbd testtools
@@ -78,6 +79,10 @@ check-vm: deps
 demo: deps
 	$(MAKE) all
 	vm/demo
+
+# the block between README.md's results markers (tests/host/doc-front.sh)
+readme:
+	bench/readme_results.py --write README.md
 
 # the soak is out of make check: SOAK_MIN minutes plus boot and teardown,
 # then the lifecycle loop's long run (its TIMEOUT is per 10 cycles)
