@@ -72,12 +72,9 @@
  * and not per byte at this size; and what it passes is charged to no
  * flow: one uncharged 1 MiB read is 250 ms of a 4 MiB/s disk's time, and
  * on a throttle that bills a request's bytes after it (QEMU's) that time
- * lands on the requests after it too.  Bench W3 on virtio, before this
- * limit: with the fast path on (it carried 6-11 bios, the first after
- * creation), the cost model's per-request cost came out at 1.9 and 6.3
- * ms in two of three runs against 0.6-0.9 ms with it off, and the 4 KiB
- * reader got an eighth of its requests; with it, fast path on and off
- * both gave G 0.83 (bench/runs/2026-12-05-w3-fastpath-ab*).
+ * lands on the scheduled requests after it too.  The cost model would
+ * take it for their own and price every request several times too high,
+ * and a small reader behind the large one would lose most of its share.
  */
 #define FAIRQ_PASS_MAX_BYTES	(64 * 1024)
 
@@ -584,7 +581,8 @@ static bool fairq_wait_room(struct fairq_dev *fd, struct fairq_io *fio,
 		/*
 		 * The core is full: wait in line, one waiter woken per
 		 * request dispatched (fairq_wake_room()); waking them all
-		 * made a thousand waiters take fd->lock at every dispatch.
+		 * would make a thousand waiters take fd->lock at every
+		 * dispatch.
 		 * Only the flow's share is taken: wait for any dispatch.
 		 */
 		full = fq_sched_queue_full(fd->fqs);

@@ -20,19 +20,19 @@
  * time is below FQ_ANTIC_BOOST_SVC_MULT x its service time: what the
  * wait saves it is a slot behind the others' requests, not its own, and
  * a program starting up thinks longer when the CPUs are shared with the
- * readers it competes with (bench start-up, a cold cat of 100 files
- * under ten streaming readers: 1.53-1.72x its time alone with 15-33
- * waits, 1.21-1.36x with 133-160; the simulator's STARTUP with 6 ms of
- * think time: 1.20x -> 1.00x).  Such holds last no longer than the
- * boost does (boost_ms, FQ_BOOST_MAX_SERVED requests).
+ * readers it competes with; waited for only up to idle_us, each of its
+ * requests would queue behind a bulk request inside the device (the
+ * simulator's STARTUP rows with 3 and 6 ms of think time).  Such holds
+ * last no longer than the boost does (boost_ms, FQ_BOOST_MAX_SERVED
+ * requests).
  *
  * A seeky flow (its requests mostly far from where its previous one
  * ended) gains no locality from the wait, only the slot: it is
  * anticipated only when depth leaves the others at least
  * FQ_ANTIC_SEEKY_DEPTH - 1 slots (with fewer, holding one costs more
  * than it saves, and the flow spends its turn in one burst and then
- * waits a whole round: worse latency, seen in the simulator's W2 and
- * ANTIC).  A flow that thinks longer (a process between bursts, a reader
+ * waits a whole round: worse latency for it, an idle slot for the
+ * others).  A flow that thinks longer (a process between bursts, a reader
  * behind a slow consumer, any reader of a fast device) is not waited
  * for: it gets its place back when it returns (fq_drr_place()), without
  * idling the disk.
@@ -72,10 +72,9 @@ enum {
 	FQ_ANTIC_BOOST_SVC_MULT = 4,	/* ... and think < 4 x service */
 	/*
 	 * response time: 1/64 new, so that one long wait (a 4 KiB read
-	 * behind a 1 MiB one, 84x longer) counts for as long as it took
-	 * (1/8 forgot it within 16 reads, released the holds, and the
-	 * 4 KiB reader's device time fell from 27 % to 23 %, unit case
-	 * hold_behind_billed_after)
+	 * behind a 1 MiB one, 84x longer) counts for as long as it took;
+	 * 1/8 would forget it within 16 reads and release the holds that
+	 * guard the reader (unit case hold_behind_billed_after)
 	 */
 	FQ_RESP_AVG = 64,
 	FQ_BIG_DECAY = 256,	/* largest request lately: 1/256 less a request */
@@ -154,10 +153,10 @@ static void fq_antic_inject_learn(struct fq_sched *fqs, struct fq_flow *fqf,
  * (4 x fifo_expire_sync_ms), or twice what it takes alone if that is
  * longer.  A request below for longer is stuck (a retry, a dead path),
  * and holding the others would only idle the disk.  One queued behind
- * the others' earlier requests is not stuck: on the simulator's
- * throttled virtio disk, three 1 MiB reads ahead of it take 750 ms, and
- * a bound of one wait (250 ms) released the 1 MiB reader every time and
- * halved the 4 KiB reader's share (G 0.78 -> 0.47).
+ * the others' earlier requests is not stuck: on a disk throttled to
+ * 4 MiB/s, three 1 MiB reads ahead of it take 750 ms, and a bound of
+ * one wait (250 ms) would release the 1 MiB reader every time and halve
+ * the 4 KiB reader's share.
  */
 void fq_antic_dispatch(struct fq_sched *fqs, struct fq_flow *fqf,
 		       const struct fq_req *rq, u64 now_ns)
@@ -285,22 +284,22 @@ u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf)
  * slowdown s; its share is its weight over the class's busy weight with
  * it.  At or above its share, holding the others for it (a window, a
  * hold behind the debtors) would buy it more than its share with the
- * device's throughput.  On nbd under TCG (two servers, throughput
- * saturating at depth 3-4) a QD1 reader against a QD32 one, no boost,
- * got s 0.61 at depth 4 without holds and 0.54 with them, and the total
- * fell from 399 to 356 IOPS.  Below its share, or before the figures
- * exist, it is held for as before: the holds come and go with its
+ * device's throughput: on a device that needs more requests in flight
+ * than it has servers, the holds idle the slots that keep it busy and
+ * buy the reader nothing it is owed.  Below its share, or before the
+ * figures exist, it is held for: the holds come and go with its
  * slowdown.
  *
  * Not while a request lately was more than FQ_BIG_MULT x its own: one of
  * the others' let in then costs it many of its requests (a 1 MiB read
  * ahead of a 4 KiB reader's next: 84 of them), which its average forgets
  * before the larger flow's debt is paid, and the holds that guard it
- * (fq_drr_behind()) would come and go (simulator BENCH w3q1 on virtio:
- * G 1.09 -> 0.72).  Nor in its interactive boost: the boost is a grant
- * above the share, for a bounded time (fq_boost.c; the simulator's
- * STARTUP went from 1.01x to 1.38x its time alone when a boosted flow
- * was held for only below 2/3 of its rate alone).
+ * (fq_drr_behind()) would come and go, letting the larger flow's
+ * requests in between its own (the simulator's BENCH w3q1 on virtio).
+ * Nor in its interactive boost: the boost is a grant above the share,
+ * for a bounded time (fq_boost.c), and a starting program held for only
+ * while below its share would wait behind the bulk flows' requests
+ * again.
  */
 bool fq_antic_served(const struct fq_sched *fqs, const struct fq_flow *fqf,
 		     const struct fq_req *rq)

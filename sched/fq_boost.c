@@ -8,8 +8,8 @@
  * small request at a time gets its turn every round, but each of its
  * requests waits for a round of the others.  Cold-reading a few hundred
  * small files under ten streaming readers then takes about N times as
- * long as alone (simulator STARTUP: 4.8x at the core's defaults without
- * the boost).  BFQ answers with weight raising of new and soft real-time
+ * long as alone (the simulator's STARTUP table, its boost_ms=0 rows).
+ * BFQ answers with weight raising of new and soft real-time
  * queues; this is the same idea in this core's terms.
  *
  * Start: a flow of the cfq policy (one flow per key) created for a key
@@ -48,9 +48,8 @@
  *    a flow greedy by number: to read an inode ext4 first reads up
  *    to 31 other blocks of the inode table ahead, one 4 KiB bio each,
  *    then the inode's own block; page-cache read-ahead comes in bursts
- *    too.  A program starting up lost its boost at its first inode so
- *    (bench start-up: 5.1x with the boost, the simulator's 1.02x).  A
- *    lost boost stays lost, in the flow memory too.
+ *    too.  Counted, they would end a starting program's boost at its
+ *    first inode.  A lost boost stays lost, in the flow memory too.
  *
  * Anticipation (fq_antic.c, fq_drr.c) waits for a flow served by the
  * boost from depth 2, seeky or not (others: 4), through a longer think
@@ -208,7 +207,7 @@ bool fq_boost_reserved(const struct fq_sched *fqs, const struct fq_flow *fqf)
  * at least a whole request of the others inside the device (the depth is
  * above the device's own concurrency): the reserve doubles, plus one, up to
  * depth - 1, so that at a depth far above the device's servers
- * (depth=auto at 8 or 16 over a two-server null_blk, where the guest's
+ * (depth=auto at 8 or 16 over a two-server device, where the host's
  * CPUs, not the device, set the throughput) a few slow requests free the
  * device for it, not one slot per slow request.  FQ_BOOST_GOOD_RUN
  * near the fastest in a row give one back.  The floor rises by 1/256 per
@@ -218,18 +217,16 @@ bool fq_boost_reserved(const struct fq_sched *fqs, const struct fq_flow *fqf)
  * A device whose latency rises with its queue (an SSD) grows the
  * reserve too: the others then keep fewer slots while a flow is
  * boosted, which the boost's bounds (boost_ms, FQ_BOOST_MAX_SERVED) keep
- * short.  Why not half as long again (up to session 18): on a disk that
- * needs one more request in flight than it has servers (fairq-nbd
- * behind its socket: 2 servers, 3 in flight), a boosted request waits
- * for part of one other at the knee, 1.5x now and then; each such one
- * took the reserve to depth - 1 and left the others one slot (bench nbd
- * W2 at the defaults: 0.90 of mq-deadline's total; with 2x, 0.98, the
- * light reader's s 0.79; start-up 1.10x -> 1.22x its time alone).  Why
- * two in a row (session 20): under TCG one request in a hundred or so of
- * fairq-nbd's took 2-2.5x the floor, and each such one took the reserve
- * from 1 to depth - 1 (at depth 4: the others kept one slot) for the 16
- * fast ones it took to give a slot back; a queue inside the device
- * makes every boosted request slow, not one.
+ * short.  Why twice, not half as long again: on a disk that needs one
+ * more request in flight than it has servers (a network disk behind its
+ * socket: 2 servers, 3 in flight), a boosted request waits for part of
+ * one other at the knee, 1.5x now and then, and a reserve grown for each
+ * such one would leave the others one slot and the device short of
+ * the requests it needs in flight.  Why two in a row: a single slow
+ * request under a noisy host (2-2.5x the floor with a server free, one
+ * in a hundred or so) must not take the reserve from 1 to depth - 1 for
+ * the FQ_BOOST_GOOD_RUN fast ones it takes to give a slot back; a queue
+ * inside the device makes every boosted request slow, not one.
  * One at 3x or more (a write cache's flush stall) counts at once.
  */
 void fq_boost_complete(struct fq_sched *fqs, struct fq_flow *fqf,

@@ -5,7 +5,8 @@
  * Units inside: x1 = a direction's share of an epoch's completions in
  * 1/64ths (0..64), x2 = its KiB per completion (0..4096), y = device time
  * per completion in 16 ns (0..2^25, 537 ms: a 1 MiB read at 4 MiB/s is
- * 250 ms, and a clamp there once bent the fit for 25 s).  With sums
+ * 250 ms, and a clamp below the times a slow disk really takes would
+ * bend the fit for as long as they last).  With sums
  * decaying to at most 16 epochs' worth (s11 < 2^16, s12 < 2^22,
  * s22 < 2^28, s1y < 2^35, s2y < 2^41), every product below stays under
  * 2^58.
@@ -38,9 +39,12 @@ static u64 fq_cost_scale(u64 num, u64 den, u64 mul)
  * the decayed count of epochs, at most 16, as the sample's size).
  * A per-request device with noisy epochs fits some b by chance, and a
  * b once charged shifts the mix of sizes served so that the next epochs
- * seem to confirm it (nullb-lat under TCG, session 19: a 124 KiB piece
- * charged 1.85x a 4 KiB read for seconds, 12.5-22 ns per byte fitted
- * after three epochs at depth 1; in the bench, 64-96 ns per byte).
+ * seem to confirm it: a few slow epochs (a depth probe below the
+ * device's servers) would price a 124 KiB piece well above a 4 KiB read
+ * on a device that takes 4 ms for either, and serve the larger flow
+ * less for seconds.  The price of the test: a device whose per-byte
+ * cost is real but small against its noise (a seek disk's transfer
+ * time) is charged per request.
  * Sums of squares by the least-squares identities; each product stays
  * below 2^61 for times and sizes in range (syy < 2^54), and garbage
  * can only make the answer wrong.

@@ -70,9 +70,10 @@ static void fq_depth_set(struct fq_depth *dc, u32 depth)
  * epochs at its depth (dc->at), and its kind to dc->at_kinds.  While
  * held, a sum is of epochs with a reserve or of epochs without: slots
  * kept idle lower the rate, and a probe upward would otherwise be
- * compared with a rate the reserve held down (nullb-lat's W2 climbed to
- * 5 on its two servers while the light reader was boosted).  A move is
- * kept up only between sums of one kind, the same (fq_depth_judge()).
+ * compared with a rate the reserve held down and look like a gain: a
+ * two-server device would climb to 5 while a light reader is boosted
+ * (unit case reserved_mixed).  A move is kept up only between sums of
+ * one kind, the same (fq_depth_judge()).
  */
 static void fq_depth_sum(struct fq_depth *dc, const struct fq_depth_point *p,
 			 bool reserved)
@@ -332,7 +333,9 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 		 * next epoch that sees everything: the work goes by while the
 		 * depth had room, but also drains below for a while after the
 		 * depth filled up again, when this epoch may well have been
-		 * saturated (holding a move up unjudged left C=32 at 129).
+		 * saturated; held as an unsaturated epoch holds it, a move up
+		 * would stay unjudged far above the device's concurrency
+		 * (unit case unseen_move).
 		 */
 		dc->unseen_epochs++;
 		return;

@@ -20,10 +20,11 @@
  * waiting: a throttled virtio disk completes in bursts (QEMU releases ten
  * at a time), and within a burst only the first completion finds work
  * waiting above while the depth was full for all but microseconds of the
- * epoch.  With a demand just above the seed (fio's 32 + one reader at
- * queue depth 1 against 32) a count never saw a saturated epoch; the
- * controller stayed at its seed, all 33 queued inside the device and
- * fairq could order nothing.  A demand equal to the depth is saturated
+ * epoch.  With a demand just above the seed (32 deep requests and one
+ * reader at queue depth 1, against a seed of 32) a count would never see
+ * a saturated epoch: the controller would stay at its seed, all 33 would
+ * queue inside the device and fairq could order none of them (unit case
+ * demand_at_seed).  A demand equal to the depth is saturated
  * too: a move down makes work wait above, a move up shows no gain and
  * is undone.  Work the caller held back from slots it reserves for
  * another flow counts as full too, but such an epoch is compared only
@@ -51,10 +52,10 @@
  *     / 2) for sums of a and b epochs does not count; while the gain
  *     falls short of either bar by less than that, the move stays for
  *     one more epoch, up to 4, and then the sums' gain is taken as it is
- *     (above 1/64).  Under TCG nbd's depth 3 does 16 % more than 2, epochs
- *     at one depth differ by 7 %, and a single epoch's verdict was a coin
- *     toss (2 for a third to two thirds of the time: nbd's W1 at 0.86-0.92
- *     of mq-deadline's throughput).
+ *     (above 1/64).  Where one depth does 16 % more than the next lower
+ *     one and epochs at one depth differ by 7 % (a network disk under an
+ *     emulator's noise), a single epoch's verdict is a coin toss; sums
+ *     of epochs tell the two apart (unit case noisy_knee).
  *     A step is large enough that the gain it must show clears the
  *     threshold of 8 epochs against 4: on a steady device steps of 1
  *     below depth 32 and of depth / 16 above; a hold reached with coarser
@@ -198,14 +199,14 @@ u32 fq_depth_complete(struct fq_depth *dc, u64 now_ns, u64 lat_ns, u32 bytes,
  * the cost model's device time; until a price is set a byte is worth one
  * ns, so throughput is bytes per second).  Every rate compared, the
  * epochs already measured included, is priced anew, so prices may change
- * at any time.  Why not bytes for ever: a deeper depth that shifts the
- * mix towards larger requests then looks faster on a device whose cost
- * is per request (nullb-lat's w3: 4 KiB against 124 KiB pieces, 4 ms
- * each, climbed 2 -> 4 -> 8 -> 16 a second into every run).  Why not
- * the device time of each request summed as it completes: the model
- * moves as it learns (a tenth within a few epochs), and two epochs
- * summed at different prices compare the model's drift, not the depths
- * (nbd's w1 sat at 4 where 3 did as much).
+ * at any time.  Why not bytes for ever: on a device whose cost is per
+ * request (4 KiB and 124 KiB reads taking 4 ms each), a deeper depth
+ * that shifts the mix towards larger requests looks faster in bytes,
+ * and the depth would climb with the device serving no faster (unit
+ * case mix_shift).  Why not the device time of each request summed as
+ * it completes: the model moves as it learns (a tenth within a few
+ * epochs), and two epochs summed at different prices would compare the
+ * model's drift, not the depths (unit case price_change).
  */
 void fq_depth_price(struct fq_depth *dc, bool write, u64 req_ns,
 		    u64 byte_price);
@@ -235,17 +236,16 @@ void fq_depth_unseen(struct fq_depth *dc);
  * when it does, fq_boost.c).  A move down goes no lower than a depth
  * from which an epoch without a reserve showed a move down losing half
  * of linear throughput or more, as an idled server does (known_min):
- * there the reserve would leave the others too few slots (bench
- * start-up: ten streamers settle nullb-lat at 2; a boosted reader's
- * reserved epochs then took it to 1, where its every request waited
- * for a streamer's, 1.65x its time alone against 1.1x at 2).  The
- * epochs summed at a held depth are all of one kind, with a reserve or
- * without (fq_depth.c's fq_depth_sum()).  Why reserved epochs may
- * climb (session 20; up to then they only took the depth down): a move
- * down kept by one noisy verdict stayed for the whole boost.  On nbd's
- * W2 the seed's halving to 2, 20 % short of 4's rate against a bar of
- * 25 %, held for the light reader's 3 s boost while 3 did 17 % more
- * (0.86-0.89 of mq-deadline's total in the bench's window).
+ * there the reserve would leave the others too few slots (on two
+ * servers that streamers settle at 2, a boosted reader's reserved
+ * epochs would take the depth to 1, where each of its requests waits
+ * for a streamer's: unit case reserved_floor).  The epochs summed at a
+ * held depth are all of one kind, with a reserve or without (fq_depth.c's
+ * fq_depth_sum()).  Why reserved epochs may climb: were they only to
+ * take the depth down, a move down kept on one noisy verdict (the
+ * seed's halving, judged on a device still warming up, short of the
+ * bar by less than its noise) would stay below the knee for the whole
+ * boost, every epoch of which is reserved (unit case reserved).
  */
 void fq_depth_reserved(struct fq_depth *dc);
 

@@ -114,10 +114,11 @@ static u64 fq_quantum(const struct fq_sched *fqs)
  * still grants about FQ_ROUND_FLOWS turns' credit in all and weights keep
  * their ratios.  Otherwise a round of 10,000 flows, each taking a whole
  * turn in one burst (a flow at queue depth 1 returns with credit left and
- * goes again), lasted longer than a measurement, and which flows
- * got their turn in it showed as unfairness: simulator W7, 10,000 flows
- * at fairness=time, Jain 0.23 over 2 s.  A credit below a request's cost
- * is a debt settled by skipping rounds (fq_drr_settle()), still O(1).
+ * goes again), would last longer than any measurement, and which flows
+ * got their turn in it would show as unfairness (the simulator's W7
+ * table, 10,000 flows at fairness=time).  A credit below a request's
+ * cost is a debt settled by skipping rounds (fq_drr_settle()), still
+ * O(1).
  */
 static s64 fq_allowance(const struct fq_sched *fqs, const struct fq_flow *fqf)
 {
@@ -399,9 +400,10 @@ void fq_drr_charge(struct fq_sched *fqs, struct fq_flow *fqf,
  * yet in this round.  A flow credited for a later round has had its
  * turn, or owes a debt (an expired request it was charged for): expiring
  * its head again would give it more than its weight asks, every round.
- * On a slow disk that was the whole schedule: a 1 MiB read at 4 MiB/s
- * outlasts fifo_expire_sync_ms, so the 1 MiB reader expired every turn
- * and took 95 % of the device time (bench w3 on throttled virtio, G 0.06).
+ * On a slow disk that would be the whole schedule: a 1 MiB read at
+ * 4 MiB/s outlasts fifo_expire_sync_ms, so the 1 MiB reader would expire
+ * every turn and take nearly all the device time (unit case
+ * expiry_billed_after).
  * A flow held back by a busier higher class is always owed: its class's
  * rounds do not move while that class is served, and the bounded wait
  * is what lets it through (once per wait, every time).
@@ -538,8 +540,8 @@ static void fq_antic_start(struct fq_sched *fqs, struct fq_flow *fqf,
  * weight); else the flow behind it goes.  Without this, such a flow
  * spends its turn's credit in one burst at the start of a round and then
  * waits a whole round; with it, its credit is spread over the round as
- * start-time fair queueing would spread it (the simulator's ANTIC, think
- * time 0: p99 937 us -> 416 us at the same share and total).
+ * start-time fair queueing would spread it, and no request of its waits
+ * out a whole round (the simulator's ANTIC rows with think time 0).
  */
 static bool fq_drr_ahead(const struct fq_sched *fqs,
 			 const struct fq_classq *cq, const struct fq_flow *fqf)

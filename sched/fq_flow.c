@@ -240,8 +240,8 @@ void fq_flow_head_update(struct fq_sched *fqs, struct fq_flow *fqf)
  * list.  A flow is not starved while its own request is being served; on
  * a slow disk one request alone can outlast fifo_expire_sync_ms (a 1 MiB
  * read at 4 MiB/s: 250 ms), and counted from its dispatch the next one
- * expired as soon as it completed, every turn (fq_expire_served_others()
- * in fq_sched.c has the other half).
+ * would expire as soon as it completed, every turn
+ * (fq_expire_served_others() in fq_sched.c has the other half).
  */
 void fq_flow_head_restart(struct fq_sched *fqs, struct fq_flow *fqf,
 			  u64 now_ns)
@@ -461,9 +461,10 @@ struct fq_flow *fq_flow_new(struct fq_sched *fqs, u64 key, u8 flags)
  * credit of the round just ended (it had requests in flight across the
  * end of the round), or a debt: credited for a later round, it is served
  * again only when the class gets there.  Kept, such a flow is found again
- * by its key however many flows there are; freed, it came back from a
- * flow memory of FQ_MEM_SLOTS, so at 2,048 readers at queue depth 1 a
- * flow was allocated for every request and most debts were forgotten.
+ * by its key however many flows there are; freed, it would come back
+ * only through a flow memory of FQ_MEM_SLOTS: with thousands of readers
+ * at queue depth 1 a flow would be allocated for every request and most
+ * debts forgotten (unit case drained_debtors_kept).
  * A flow never placed in a class (a policy without ->activate, fifo) has
  * none.
  */

@@ -194,11 +194,10 @@ void fq_req_insert(struct fq_sched *fqs, struct fq_req *rq)
  * Asked when the request is charged (it goes down), not when it was
  * queued: a request queued before the model existed would otherwise keep
  * the exchange rate, which on a throttled disk prices a 1 MiB read at
- * 2 ms against the 250 ms it takes (virtio w3: the 1 MiB reader's four
- * queued reads went down nearly free, the 4 KiB reader's completions,
- * which the model is fitted from, came slowly, and the model arrived
- * late; the light reader got 102-193 IOPS in four of five runs, 191-338
- * with the charge asked at dispatch).
+ * 2 ms against the 250 ms it takes.  A 1 MiB reader's queued reads would
+ * then go down nearly free, the small reader's completions, which the
+ * model is fitted from, would come slowly, and the model would arrive
+ * late.
  */
 u64 fq_charge_ns(const struct fq_sched *fqs, const struct fq_req *rq)
 {
@@ -320,9 +319,9 @@ static u64 fq_expire_at(const struct fq_sched *fqs, const struct fq_flow *fqf,
  * FQ_EXPIRE_MIN_DISPATCHES requests went down since @fqf's first request
  * became first.  On a slow disk one request alone can outlast the bounded
  * wait (a 1 MiB read takes 250 ms at 4 MiB/s, fifo_expire_sync_ms is 250):
- * by the clock alone every flow's head expired behind it, every request
- * went out by deadline in arrival order, and fairness was gone (bench w3
- * on throttled virtio: 25-31 of 100-200 dispatches by deadline, G 0.06).
+ * by the clock alone every flow's head would expire behind it, every
+ * request would go out by deadline in arrival order, and fairness would
+ * be gone.
  */
 static bool fq_expire_served_others(const struct fq_sched *fqs,
 				    const struct fq_flow *fqf)
@@ -463,12 +462,13 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 	 * counts completions that found the depth full at the last dispatch
 	 * (fqs->depth_full) and work waiting above; the controller takes
 	 * the time the depth was full (fqs->full_ns: fq_depth.h says why).
-	 * The controller's unit is bytes, not modelled device time:
-	 * the model is fitted from these same saturated epochs (device time
-	 * = wall time), so in its unit every saturated depth would show the
-	 * same throughput.  A dataless request (a discard) has no size the
-	 * cost model could use: it is left out of the model and counts as
-	 * fq_rq_bytes() for the controller.
+	 * The controller is told each request's bytes and direction, not
+	 * the device time the model gives it: it prices the work of the
+	 * epochs it compares itself, all at the model's terms of the moment
+	 * (fq_depth_priced(), fq_depth_price() says why).  A dataless
+	 * request (a discard) has no size the cost model could use: it is
+	 * left out of the model and counts as fq_rq_bytes() for the
+	 * controller.
 	 */
 	limited = fqs->depth_full && fqs->queued > 0;
 	if (!(rq->flags & FQ_REQ_NODATA)) {

@@ -224,8 +224,8 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed);
  * clamped to [1, depth_max]: a deep seed (virtio's 256) learns its latency
  * floor with the device's queue already full, and its epochs (8 + 2 x
  * depth completions) are long on a slow disk: from 32 a 500 IOPS disk
- * took 1.5-2 s to come down, a cold fairq0 passed 32 requests into the
- * device's FIFO for that long, and bench W2 measured mostly that.  From
+ * takes 1.5-2 s to come down, and for that long a new device passes 32
+ * requests into the device's FIFO, where they cannot be ordered.  From
  * 4 the first epochs take 60 ms there, and where depth pays the climb
  * doubles its step (4 -> 5 -> 7 -> 11 -> 19 -> 35) with epochs of 5 ms on
  * a fast device.  Without a call

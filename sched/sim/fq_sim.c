@@ -574,12 +574,11 @@ static void w5(struct sim *sm, u64 seed, u64 ms)
 
 /*
  * W7 scale: N flows, each 1 outstanding random 4 KiB read, on a device
- * of 16 servers, cfq at depth 16.  Before flows were created on demand,
- * keys past max_flows (4,096) shared one overflow flow; now every key has
- * its own, and the memory follows the flows that exist.  A flow drains
- * between its requests; one that owes a debt is kept, not built again
- * at its next request (at 10,000 flows 0.976 flows were created per I/O
- * while the flow memory had to remember them).
+ * of 16 servers, cfq at depth 16.  Every key has a flow of its own (up to
+ * max_flows), and the memory follows the flows that exist.  A flow
+ * drains between its requests; one that owes a debt is kept, not built
+ * again at its next request, so the flows created per I/O stay far
+ * below one.
  */
 static void w7(struct sim *sm, u64 seed, u64 ms)
 {
@@ -1390,9 +1389,9 @@ static void antic_table(struct sim *sm, u64 seed)
 }
 
 /*
- * Interactive start-up (issue 16): one sync reader reads STARTUP_FILES
- * small files (4, 8, 12, 16 KiB in turn, random places), one request at
- * a time, thinking 100 us between them (3 or 6 ms in the last rows: a
+ * Interactive start-up: one sync reader reads STARTUP_FILES small files
+ * (4, 8, 12, 16 KiB in turn, random places), one request at a time,
+ * thinking 100 us between them (3 or 6 ms in the last rows: a
  * reader slowed by the CPUs it shares), alone and while ten sequential
  * readers stream 128 KiB requests, 8 outstanding each (a 1 MiB psync read
  * split to the lower device's limit), from 2.5 s before it starts; on a
@@ -1508,7 +1507,7 @@ static void startup_table(struct sim *sm, u64 seed)
  * s = MB/s with the others / MB/s alone, G = min s x N, total MB/s and
  * IOPS against the FIFO's, the depth the controller chose and the cost
  * model it fitted.  w3q1 is W3 with the 4 KiB reader at queue depth 1
- * (not a bench workload: an open problem, SIM-DEVICES.md).  On nullb-lat
+ * (not a bench workload; SIM-DEVICES.md says what it shows).  On nullb-lat
  * W3's 1 MiB reads reach fairq split
  * into 128 KiB requests (null_blk's max_sectors), 32 outstanding; on the
  * virtio disk they stay whole.
