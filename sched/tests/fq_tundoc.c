@@ -4,31 +4,48 @@
  *
  *   fq_tundoc markdown   the table of docs/INTERFACE.md, "Tunables"
  *   fq_tundoc list       one line per tunable, tab-separated:
- *                        name kind min max default unit words
- *                        (kind: number, word or alloc; words: space-separated;
- *                        an empty unit or words: "-")
+ *                        name kind min max default unit words for
+ *                        (kind: number, word, alloc or auto; words:
+ *                        space-separated; an empty unit or words: "-";
+ *                        for: users or experiments)
  *
- * Names, ranges, units and descriptions come from the table itself; the
- * defaults from a fresh instance (fq_sched_get()), so they are what the
- * core really starts with.  make -C sched doc rewrites the table in
+ * Names, ranges, units, who a tunable is for and the descriptions come
+ * from the table itself (FQ_DOC(who, line) is expanded here and nowhere
+ * else); the defaults from a fresh instance (fq_sched_get()), so they are
+ * what the core really starts with.  make -C sched doc rewrites the table in
  * docs/INTERFACE.md; tests/host/doc-tables.sh fails when it differs.
  */
 #include <stdio.h>
 #include <string.h>
 #include "fq_sched.h"
 
-struct doc {
-	const char *name, *unit, *words, *desc;
-	enum fq_tun_kind kind;
-	unsigned int min, max;
+/* who a tunable is for: FQ_DOC(users, ...) or FQ_DOC(experiments, ...) */
+enum fq_for {
+	FQ_FOR_users,
+	FQ_FOR_experiments,
 };
 
-#define FQ_TUNABLE(_name, _field, _kind, _min, _max, _def, _unit, _words, _set, _desc) \
-	{ #_name, _unit, _words, _desc, _kind, _min, _max },
+static const char *const fors[] = {
+	[FQ_FOR_users] = "users",
+	[FQ_FOR_experiments] = "experiments",
+};
+
+struct doc {
+	const char *name, *unit, *words;
+	enum fq_tun_kind kind;
+	unsigned int min, max;
+	enum fq_for who;	/* } from FQ_DOC(who, desc): any other */
+	const char *desc;	/* } word than the two does not compile */
+};
+
+#define FQ_DOC(_who, _desc)	FQ_FOR_##_who, _desc
+#define FQ_TUNABLE(_name, _field, _kind, _min, _max, _def, _unit, _words, _set, _doc) \
+	{ #_name, _unit, _words, _kind, _min, _max, _doc },
 static const struct doc docs[FQ_TUN_COUNT] = {
 #include "fq_tunables_table.h"
 };
 #undef FQ_TUNABLE
+#undef FQ_DOC
 
 static const char *const kinds[] = {
 	[FQ_TK_NUMBER] = "number",
@@ -57,11 +74,11 @@ static void markdown(const char def[][64])
 	const struct doc *d;
 	int i;
 
-	printf("| name | range | default | unit | meaning |\n");
-	printf("|---|---|---|---|---|\n");
+	printf("| name | for | range | default | unit | meaning |\n");
+	printf("|---|---|---|---|---|---|\n");
 	for (i = 0; i < FQ_TUN_COUNT; i++) {
 		d = &docs[i];
-		printf("| `%s` | ", d->name);
+		printf("| `%s` | %s | ", d->name, fors[d->who]);
 		if (d->kind == FQ_TK_WORD) {
 			print_words(d->words);
 			printf(" | `%s` | | %s", def[i], d->desc);
@@ -83,9 +100,10 @@ static void list(const char def[][64])
 
 	for (i = 0; i < FQ_TUN_COUNT; i++) {
 		d = &docs[i];
-		printf("%s\t%s\t%u\t%u\t%s\t%s\t%s\n", d->name, kinds[d->kind],
-		       d->min, d->max, def[i], *d->unit ? d->unit : "-",
-		       *d->words ? d->words : "-");
+		printf("%s\t%s\t%u\t%u\t%s\t%s\t%s\t%s\n", d->name,
+		       kinds[d->kind], d->min, d->max, def[i],
+		       *d->unit ? d->unit : "-", *d->words ? d->words : "-",
+		       fors[d->who]);
 	}
 }
 

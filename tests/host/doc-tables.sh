@@ -3,13 +3,16 @@
 # with the one table, sched/fq_tunables_table.h (host suite "doc").
 #
 # The table is read through sched/build/fq_tundoc (built here): names,
-# kinds, ranges, words, units, and the defaults a fresh core reports.
+# kinds, ranges, words, units, the defaults a fresh core reports, and who
+# each tunable is for (users or experiments).
 #
 # 1. docs/INTERFACE.md: the lines between the "tunables" markers are
-#    exactly what `make -C sched doc` writes (fq_tundoc markdown);
+#    exactly what `make -C sched doc` writes (fq_tundoc markdown), the
+#    "for" column included;
 # 2. man/fairq.4, TUNABLES: a tagged paragraph per tunable with "MIN to
 #    MAX" and "default DEF" (numbers) or every word and "DEF (default"
-#    (words) (man-pages.sh checks that every attribute has a tag);
+#    (words) (man-pages.sh checks that every attribute has a tag), in the
+#    subsection ".SS For users" or ".SS For experiments" the table says;
 # 3. man/fairqtab.5: every tunable as a key, ".BI NAME= N" for numbers,
 #    ".BR NAME = w1 | w2" for words with the table's words, in order;
 # 4. every other Markdown table of the tree that has a "default" column
@@ -78,10 +81,28 @@ paragraph() {
 		grab { gsub(/^\.[A-Z]+[ \t]+/, ""); gsub(/\\-/, "-"); printf "%s ", $0 }' "$1"
 }
 
+# The title of the .SS subsection of SECTION that holds the .TP paragraph
+# tagged NAME.
+subsection() {
+	awk -v want="$2" -v sect="$3" '
+		/^\.SH/ { insect = ($0 ~ ("^\\.SH \"?" sect)); ss = ""; tp = 0; next }
+		!insect { next }
+		/^\.SS/ { ss = $0; sub(/^\.SS[ \t]+/, "", ss); gsub(/"/, "", ss); next }
+		tp { t = $0; sub(/^\.(B|BI|BR)[ \t]+/, "", t); split(t, w, /[ \t]/);
+		     if (w[1] == want) { print ss; exit } tp = 0; next }
+		/^\.TP/ { tp = 1 }' "$1"
+}
+
 check_fairq4() {
-	local f4=$1 what=$2 name kind lo hi def words text w bad
-	while IFS=$'\t' read -r name kind lo hi def _ words; do
+	local f4=$1 what=$2 name kind lo hi def words who text w bad sub
+	while IFS=$'\t' read -r name kind lo hi def _ words who; do
 		text=$(paragraph "$f4" "$name" TUNABLES)
+		sub=$(subsection "$f4" "$name" TUNABLES)
+		if [ "$sub" = "For $who" ]; then
+			ok "$what: $name: under 'For $who'"
+		else
+			fail "$what: $name: under '${sub:-no subsection}', the table says 'For $who'"
+		fi
 		bad=0
 		if [ "$kind" = word ]; then
 			for w in $words; do
@@ -105,7 +126,7 @@ check_fairq4() {
 # --- 3. man/fairqtab.5 ---------------------------------------------------------
 check_fairqtab5() {
 	local f5=$1 what=$2 name kind lo hi def words want bad=0
-	while IFS=$'\t' read -r name kind lo hi def _ words; do
+	while IFS=$'\t' read -r name kind lo hi def _ words _; do
 		if [ "$kind" = word ]; then
 			want=".BR $name = ${words// / | }"
 		else
@@ -166,7 +187,7 @@ check_markdown() {
 	cut -f1 "$tmp/list" | sort >"$tmp/tnames"
 	# a table of this file that names no tunable is not a tunables table
 	[ -n "$(comm -12 "$tmp/names" "$tmp/tnames")" ] || return 0
-	while IFS=$'\t' read -r name kind lo hi def _ words; do
+	while IFS=$'\t' read -r name kind lo hi def _ words _; do
 		if ! grep -q "^$name	" "$tmp/rows"; then
 			fail "$what: no row for $name"
 			bad=1
@@ -221,23 +242,28 @@ check_vm_reader() {
 
 # --- the checks first fail on doctored copies --------------------------------
 # shellcheck disable=SC2016 # the backquotes are Markdown's
-sed 's/^| `depth` | 1\.\.4096 or `auto` | auto |/| `depth` | 1..4096 or `auto` | 33 |/' "$top/docs/INTERFACE.md" >"$tmp/i.md"
+sed 's/^| `depth` | users | 1\.\.4096 or `auto` | auto |/| `depth` | users | 1..4096 or `auto` | 33 |/' "$top/docs/INTERFACE.md" >"$tmp/i.md"
+# shellcheck disable=SC2016
+sed 's/^| `depth` | users |/| `depth` | experiments |/' "$top/docs/INTERFACE.md" >"$tmp/i-for.md"
 sed 's/^0 to 60000, default 200:/0 to 60000, default 201:/' "$top/man/fairq.4" >"$tmp/f.4"
+# the users' tunables under the experiments' title
+sed 's/^\.SS "\{0,1\}For users"\{0,1\}$/.SS For experiments/' "$top/man/fairq.4" >"$tmp/f-for.4"
 sed '/^\.BI idle_us= N/d' "$top/man/fairqtab.5" >"$tmp/t.5"
 # shellcheck disable=SC2016 # the backquotes are Markdown's
 printf '| name | default | meaning |\n|---|---|---|\n| `quantum` | 9 | x |\n| `quantum_max` | 1 | x |\n\ntext\n' >"$tmp/r.md"
 sed 's/^\(FQ_TUNABLE(depth, depth, FQ_TK_AUTO, 1, \)4096/\14095/' \
 	"$top/sched/fq_tunables_table.h" >"$tmp/t.h"
-for c in "check_interface $tmp/i.md" "check_fairq4 $tmp/f.4" \
+for c in "check_interface $tmp/i.md" "check_interface $tmp/i-for.md" \
+	 "check_fairq4 $tmp/f.4" "check_fairq4 $tmp/f-for.4" \
 	 "check_fairqtab5 $tmp/t.5" "check_markdown $tmp/r.md" "check_vm_reader $tmp/t.h"; do
 	before=$TLIB_FAILED before_ok=$TLIB_PASSED
 	$c "doctored" >"$tmp/self" 2>&1
 	caught=$((TLIB_FAILED - before))
 	TLIB_FAILED=$before TLIB_PASSED=$before_ok
 	if [ "$caught" -gt 0 ]; then
-		ok "checker ${c%% *} catches a doctored copy"
+		ok "checker ${c%% *} catches a doctored copy (${c##*/})"
 	else
-		fail "checker ${c%% *} passes a doctored copy:"
+		fail "checker ${c%% *} passes a doctored copy (${c##*/}):"
 		sed 's/^/    /' "$tmp/self"
 	fi
 done
