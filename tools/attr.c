@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fairqctl: kernel access.  The configfs entry, its attributes and the
- * sysfs directory of docs/INTERFACE.md.  write_attr() and read_attr()
+ * sysfs directory of fairq(4).  write_attr() and read_attr()
  * return 0 or -errno and print nothing; callers report with attr_error().
  */
 #define _GNU_SOURCE

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fairqctl: per-cgroup weights.  The kernel keeps them by cgroup id in
- * the configfs attribute cgroup_weights (docs/INTERFACE.md): write
+ * the configfs attribute cgroup_weights (fairq(4)): write
  * "CGID WEIGHT" (WEIGHT 0 removes), read one "CGID WEIGHT" line per
  * entry.  A cgroup v2 id is the inode number of its directory, so a path
  * becomes an id with stat() and an id a path by walking the cgroup tree.

@@ -2,7 +2,7 @@
 /*
  * fairqctl - create, inspect, tune and destroy fairq devices.
  *
- * A thin front end over the kernel interface of docs/INTERFACE.md:
+ * A thin front end over the kernel interface of fairq(4) (man/fairq.4):
  * configfs entries under /sys/kernel/config/fairq/NAME (one per device)
  * and the run-time directory /sys/block/NAME/fairq/ while it is powered.
  * Laid out like util-linux sys-utils/blkzone.c: one command table, one
@@ -181,7 +181,7 @@ static void __attribute__((__noreturn__)) usage(void)
 	fputs(" -n, --rows N           top: show the N busiest flows (default 16)\n", out);
 	fputs(" -p, --policy P         create: dispatch policy (cfq, sfq, fifo)\n", out);
 	fputs(" -s, --set KEY=VALUE    create: set a tunable before power-on (repeatable)\n", out);
-	fputs(" -j, --json             stats: one JSON object (docs/INTERFACE.md)\n", out);
+	fputs(" -j, --json             stats: one JSON object (fairqctl(8), JSON OUTPUT)\n", out);
 	fputs("     --dry-run          apply: print what would be done, change nothing\n", out);
 	fputs("     --down             apply: power off and remove the devices in FILE\n", out);
 	fputs("     --prune            apply: also remove devices that FILE does not name\n", out);
@@ -201,7 +201,8 @@ static void __attribute__((__noreturn__)) usage(void)
 
 	fputs("\nExit status: 0 success, 1 the kernel or the system refused, 2 usage error,\n", out);
 	fputs("3 apply: done, except lines whose backing device or cgroup is missing.\n", out);
-	fputs("The attributes and their ranges: docs/INTERFACE.md, fairqtab(5).\n", out);
+	fputs("The attributes, their ranges and defaults, and which tunables are for\n", out);
+	fputs("users: fairq(4). The commands: fairqctl(8). The boot-time file: fairqtab(5).\n", out);
 	exit(EXIT_SUCCESS);
 }
 

@@ -17,8 +17,8 @@
 enum {
 	EXIT_USAGE	= 2,
 	EXIT_MISSING	= 3,		/* apply: some backing/cgroup not there */
-	NAME_MAX_LEN	= 31,		/* configfs entry name, INTERFACE.md */
-	WEIGHT_MAX	= 1000,		/* cgroup-weight, INTERFACE.md */
+	NAME_MAX_LEN	= 31,		/* configfs entry name, fairq(4) */
+	WEIGHT_MAX	= 1000,		/* cgroup-weight, fairq(4) */
 };
 
 #define DEFAULT_CONFIGFS	"/sys/kernel/config/fairq"

@@ -3,7 +3,7 @@
  * fairqctl: /etc/fairq/fairqtab, as fairqtab(5) describes it.
  *
  *   # NAME  BACKING              [POLICY] [KEY=VALUE]...
- *   fairq0  UUID=1b4e28ba-...    cfq      depth=16 cgroup-weight=batch:100
+ *   fairq0  UUID=1b4e28ba-...    cfq      classify=cgroup cgroup-weight=batch:100
  *
  * fairqtab_read() parses every line and reports each bad one as
  * "FILE:LINE: ..." (the line is then marked !ok and not applied);
@@ -29,7 +29,7 @@
 
 /*
  * The keys a line may set: the core's tunables, from the one table
- * (sched/fq_tunables_table.h, docs/INTERFACE.md), and the driver's classify.
+ * (sched/fq_tunables_table.h, fairq(4)), and the driver's classify.
  */
 struct tab_key {
 	const char *name;

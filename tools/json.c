@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fairqctl stats --json: the stats file as one JSON object whose layout
- * is stable (docs/INTERFACE.md "stats --json", format 1):
+ * is stable (fairqctl(8), JSON OUTPUT; format 1):
  *
  *   {"format": 1, "device": "fairq0", "monotonic_ns": N,
  *    "totals": {"policy": "cfq", ..., every "key value" line},

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fairqctl: the stats file of docs/INTERFACE.md parsed once, for stats
+ * fairqctl: the stats file of fairq(4) parsed once, for stats
  * --json and top: "key value" totals, then "flow k=v k=v ..." lines.
  * Fields point into the text buffer; nothing is interpreted here beyond
  * splitting.  flow_key_name() turns a flow key into what it stands for.

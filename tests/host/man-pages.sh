@@ -10,7 +10,10 @@
 #    defaults: tests/host/doc-tables.sh);
 # 3. fairqctl(8) documents every command and long option of
 #    tools/fairqctl.c, fairq-nbd(8) every long option of
-#    userspace-backend/main.c.
+#    userspace-backend/main.c;
+# 4. every page fairqctl --help points at (NAME(N) in usage() of
+#    tools/fairqctl.c) is a page of man/, which the package installs, and
+#    the help points at no file of the source tree (docs/).
 # The checker is first shown to catch a page that does warn.
 # Ends with "N passed, N failed, N skipped" (tests/lib.sh).
 set -u
@@ -146,5 +149,43 @@ if [ -f "$man/fairqctl.8" ]; then
 		fi
 	done
 fi
+
+# --- 4. what fairqctl --help points at ----------------------------------------
+usage_text() {
+	sed -n '/^static void .*usage(void)$/,/^}/p' "$1"
+}
+check_help_pages() {
+	local src=$1 refs page bad=0
+	refs=$(usage_text "$src" | grep -oE '[a-z][a-z-]*\([0-9]\)' | sort -u)
+	if [ -z "$refs" ]; then
+		fail "$(basename "$src"): usage() names no man page"
+		return
+	fi
+	for page in $refs; do
+		if [ -f "$man/${page%(*}.${page//[^0-9]/}" ]; then
+			ok "fairqctl --help: $page is man/${page%(*}.${page//[^0-9]/}"
+		else
+			fail "fairqctl --help: $page is not a page of man/"
+			bad=1
+		fi
+	done
+	if usage_text "$src" | grep -qE 'docs/|INTERFACE\.md'; then
+		fail "fairqctl --help points at a file the package does not install (docs/)"
+	elif [ "$bad" = 0 ]; then
+		ok "fairqctl --help points only at installed pages"
+	fi
+}
+# the checker itself: a usage() pointing at a page that does not exist
+printf 'static void usage(void)\n{\n\tputs("see fairq(9), docs/INTERFACE.md");\n}\n' >"$tmp/bad.c"
+before=$TLIB_FAILED before_ok=$TLIB_PASSED
+check_help_pages "$tmp/bad.c" >/dev/null
+caught=$((TLIB_FAILED - before))
+TLIB_FAILED=$before TLIB_PASSED=$before_ok
+if [ "$caught" -ge 2 ]; then
+	ok "checker: a help naming a missing page and docs/ fails twice"
+else
+	fail "checker: a help naming fairq(9) and docs/INTERFACE.md failed $caught times, not 2"
+fi
+check_help_pages "$top/tools/fairqctl.c"
 
 summary

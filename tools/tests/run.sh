@@ -73,8 +73,8 @@ file_is() {
 	[ "$(cat "$1" 2>/dev/null)" = "$2" ]
 }
 
-# fake_dev NAME POWER BACKING POLICY: a configfs entry with every
-# attribute of docs/INTERFACE.md; powered ones get SYS/NAME/fairq too
+# fake_dev NAME POWER BACKING POLICY: a configfs entry with the
+# attributes of fairq(4); powered ones get SYS/NAME/fairq too
 fake_dev() {
 	local d=$CFS/$1 s=$SYS/$1/fairq a
 	mkdir -p "$d"
@@ -142,6 +142,11 @@ test_usage() {
 		check "--help lists $c" grep -qE "^ $c( |$)" "$tmp/out"
 	done
 	check "--help names FAIRQ_CONFIGFS" grep -q FAIRQ_CONFIGFS "$tmp/out"
+	# the pages it points at are installed with it; docs/ is not
+	check "--help points at fairq(4) for the attributes" grep -q "fairq(4)" "$tmp/out"
+	check "--help points at fairqctl(8) and fairqtab(5)" \
+		sh -c "grep -q 'fairqctl(8)' '$tmp/out' && grep -q 'fairqtab(5)' '$tmp/out'"
+	check "--help names no file of the source tree" lacks "docs/|INTERFACE" "$tmp/out"
 	t "create --help" 0 "" "^Usage:" create --help
 	t "--version" 0 "" "^fairqctl from fairq " --version
 	FAIRQ_CONFIGFS=$tmp/none t "usage errors come before the module check" 2 "not a fairqctl command" "" frob
