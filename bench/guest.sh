@@ -3,9 +3,9 @@
 #
 # fairq benchmark, guest side. bench/run boots the VM once (vm/run) and
 # runs this script in it; it measures every configuration x workload of
-# issue 5 on the same lower devices, interleaved (for each repetition,
-# every configuration in turn: A B C A B C ...), and prints one line per
-# measurement on stdout:
+# the plan (bench/README.md) on the same lower devices, interleaved (for
+# each repetition, every configuration in turn: A B C A B C ...), and
+# prints one line per measurement on stdout:
 #
 #   BENCH {"dev":..,"cfg":..,"wl":..,"rep":..,"win":{..},"fio":[<fio json>]}
 #
@@ -383,8 +383,8 @@ wl_jobs() {
 	w6qd32u) echo "qd32 r4k-qd32 --ioengine=io_uring" ;;
 	w6p4u) echo "p r4k-qd8 --numjobs=4 --ioengine=io_uring" ;;
 	w7-*)	# N threads, one random 4 KiB reader each (iodepth 1): fio
-		# processes take minutes to start under TCG (256 of them did not
-		# start in 4 minutes), threads start at once; fairq keys flows by
+		# processes take minutes to start under TCG (a few hundred of
+		# them), threads start at once; fairq keys flows by
 		# pid for this workload (@pid), bfq gives each thread its own
 		# queue anyway (a thread has its own io_context).
 		echo "p r4k-qd1 --numjobs=${1#w7-} --thread=1 --clat_percentiles=0" ;;
@@ -466,7 +466,7 @@ procio() {
 
 # procio_grab PID FILE: the I/O counters of every task of fio process PID
 # at one instant: one grep over /proc/PID/task/*/io (a single exec, a
-# few ms; bash reading a thousand files one by one took tens of seconds
+# few ms; bash reading a thousand files one by one takes tens of seconds
 # under TCG with the threads busy), raw into FILE.
 procio_grab() {
 	grep -H -E '^(read|write)_bytes:' /proc/"$1"/task/[0-9]*/io >"$2" 2>/dev/null
@@ -707,9 +707,8 @@ stuck_report() {
 
 # est_s WL: the seconds one measurement of WL is expected to take under
 # TCG (bench/run adds them up for the planned time). OVH_S (fio's start
-# and exit, set-up, teardown) is on the safe side: in the partial runs of
-# 2026-12-04 a plain measurement took RAMP + RUNTIME + 1 + 3..7 s, and 22
-# measurements planned at 289 s took 206 s.
+# and exit, set-up, teardown) is on the safe side: a plain measurement
+# takes RAMP + RUNTIME + 1 + 3 to 7 s, so a run ends before its plan.
 est_s() {
 	local n=0 x=0 s
 	case $1 in w7-*) n=${1#w7-} ;; esac
@@ -947,9 +946,8 @@ startup_read_ms() {	# startup_read_ms: mount cold, read every file; STARTUP_MS
 # startup_streaming N: wait until N fio processes have read from a disk
 # (read_bytes in /proc/PID/io: counted as each bio is submitted), at most
 # 60 s.  Under TCG ten fio processes take seconds to start, longer on a
-# loaded host: a read timed after a fixed ramp of 1 s began before most
-# readers had issued their first read (12-05: in fairq's stats the ten
-# readers' flows appeared after the ramp, in 5 of 6 runs).
+# loaded host: a read timed after a fixed ramp of 1 s can begin before
+# most readers have issued their first read.
 startup_streaming() {
 	local want=$1 i n d comm k v
 	for ((i = 0; i < 300; i++)); do
@@ -1032,9 +1030,9 @@ startup() {
 # its depth written A and B in turn (A B B A, FLIP_ROUNDS times), the
 # lower device's completed reads and the time counted over each window of
 # FLIP_WIN_S seconds: one BENCH_FLIP line. Windows a second apart meet
-# the same host; the separate runs of round() spread by a third under TCG,
-# far more than the 1 % the W6 target asks of depth=auto against a fixed
-# depth. Each write stops the fast path once, in both directions alike
+# the same host; the separate runs of round() spread by tens of percent
+# under TCG, far more than the 1 % the W6 target asks of depth=auto
+# against a fixed depth. Each write stops the fast path once, in both directions alike
 # (fastpath_stops counts them), and "auto" restarts the controller from
 # the depth in force, as a user's write would.
 FLIP_ROUNDS=${BENCH_FLIP_ROUNDS:-5}

@@ -155,8 +155,8 @@ queued_case() {
 
 test_ro() {
 	# the cases' dirty pages must stay dirty until their fsync: no
-	# periodic writeback (on a slow kernel it wrote them back before the
-	# switch once, and the fsync then had nothing to fail)
+	# periodic writeback (on a slow kernel it can write them back before
+	# the switch, and the fsync then has nothing to fail)
 	local wb
 	wb=$(cat /proc/sys/vm/dirty_writeback_centisecs)
 	echo 0 >/proc/sys/vm/dirty_writeback_centisecs || fatal "vm.dirty_writeback_centisecs"

@@ -19,44 +19,22 @@
 #        (fairq's work item, then null_blk's submission) takes a good
 #        part of a service time, so up to C more requests waiting at the
 #        tags keep the servers busy and do buy throughput: the controller
-#        climbs there and holds, how far depending on the host's load
-#        (C=2: 5 in one run, 8 in the next); the bound says it found a
-#        small device far below the seed (the simulator's property tests
-#        hold [C, C + 2] where the refill is instant);
+#        climbs there and holds, how far depending on the host's load;
+#        the bound says it found a small device far below the seed (the
+#        simulator's property tests hold [C, C + 2] where the refill is
+#        instant);
 #      - null_blk C = 32 at NSEC32: [16, 4C].  The seed is 4 (the cap of
 #        every seed, FQ_SCHED_DEPTH_SEED), so the controller must climb;
 #        fewer than 32 lose throughput only while the device, not the
 #        guest's CPU, is the bottleneck, which on a loaded TCG host it is
-#        not always (measured below);
+#        not always: hence 16, not 32;
 #      - vdc throttled: [1, 4].  QEMU's throttle serves one request at a
 #        time: a deeper queue only waits inside QEMU.
 #    Every device must also show saturated epochs (depth_epochs > 0).
-#    First run (4 Dec 2026, TCG, loaded host, before fqs->depth_full):
-#    C=1: 1 (samples 1-2, one 4), C=2: 2 (1-3), C=4: 4, C=32: 32 (seed,
-#    no saturated epoch: completions came in bursts and only the first of
-#    a burst counted as limited -- fixed since), vdc: 256 -> 128 -> 117,
-#    held (FAIL: the latency floor it learnt, 228 ms, was already queued;
-#    the seed is now capped at 32, FQ_SCHED_DEPTH_SEED, see fq_sched.h).
-#    Second run (seed cap, depth_full): C=1: 3, C=2: 5, C=4: 8, C=32: 32,
-#    vdc: 2 (32 -> 1 within 2 s, then 1-4).  Third: C=2: 8, C=32: 72
-#    (above C, as the refill slop above explains; the upper bound 4C
-#    says it stopped far below depth_max, 256).  Fourth (seed 4, the
-#    depth's full time as the saturation signal): C=1: 4 (1 for 10 s,
-#    then 4: the band's edge), C=2: 2, C=4: 4, C=32: 55 (4 -> 34 in 3 s).
-#    CI, fresh machine, fast path merged: C=4: 3 at 678 IOPS (4 ms then:
-#    the guest drove about 700 of the 1,000 a second four servers offer,
-#    so a fourth slot bought under the gain a move must show: CPU-bound,
-#    not device-bound; C=4 now serves 8 ms, 500 a second at most, as
-#    C=2 does), C=32: 129 with 39 epochs in 30 s (blind: an unseen epoch
-#    held an unjudged move up, and pass-through after every take-over
-#    kept the epochs unseen; fixed in the core, fq_sched_pass_depth()).
-#    Then, here: C=1: 1, C=2: 2, C=4: 6 (4 ms), C=32: 48 (184 epochs).
-#    At 8 ms C=4 still was not device-bound: the guest drove 387-416 of
-#    the 500 a second (5 Dec, three runs: medians 5, 4, 5), and one run
-#    held depth 3 at 378 IOPS, 3 % under depth 4's, under the gain a move
-#    must show: the band's edge met or missed by the host's load.  At
-#    16 ms a depth of 3 loses a quarter (188 against 250 a second); two
-#    runs: medians 4 and 4 at 208 and 223 IOPS, samples 3-6.
+#    C = 4 serves each request in 4 x NSEC: at NSEC or 2 x NSEC a TCG
+#    guest does not keep four servers busy, its CPU and not the device
+#    sets the pace, a fourth slot buys less than the gain a move must
+#    show, and the controller rightly stops under C, outside the band.
 # 2. No bio lost.  On the C = 4 null_blk (memory backed), a verified fio
 #    write (crc32c, read back) while depth goes auto -> 4 -> auto and the
 #    policy cfq -> sfq -> fifo -> cfq, fairness time -> bytes -> time:
@@ -90,8 +68,7 @@ sample_depth() {
 # prints "median-of-the-last-9-samples trajectory".  The median, not the
 # last sample: the controller keeps probing (one step deeper every 16
 # held epochs, a search down when the latency rises), so a single sample
-# can catch it mid-probe (C=4 ended at 3 once, its samples swinging
-# between 1 and 9 around a median of 4).
+# can catch it mid-probe, well off the depth it holds.
 settle() {
 	local dev=$1 qd=$2 secs=$3
 	fio --minimal --output="$TMPDIR/fio.out" --filename="/dev/$dev" \
@@ -120,8 +97,8 @@ band() {
 	if [ "${FAIRQ_DEBUG_KERNEL:-0}" = 1 ]; then
 		# A checker kernel (KASAN) spends more CPU per bio than the
 		# device takes: the guest, not the device, sets the pace, and
-		# a deeper queue rightly buys nothing (C=32 ran 401 IOPS of
-		# its 8,000).  The band is logged above, not asserted.
+		# a deeper queue rightly buys nothing.  The band is logged
+		# above, not asserted.
 		skip "$name: band not asserted on a checker kernel (depth $last, $iops IOPS)"
 		return 0
 	fi

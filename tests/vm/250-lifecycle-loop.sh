@@ -1,9 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The whole life of a fairq device, over and over, under background load
-# (issue 18, "the stall": a guest that stopped making progress after a
-# teardown, twice, with nothing to show for it).  Each cycle:
+# The whole life of a fairq device, over and over, under background load,
+# for what one pass of the other tests may miss: a teardown that leaves a
+# bio, a reference or a work item behind, so that the guest stops making
+# progress.  Each cycle:
 #
 #   a fresh null_blk (memory_backed) lower; fairq over it with the
 #   cycle's policy (cfq, sfq, fifo in turn), classify (tgid, pid, cgroup,
@@ -20,11 +21,10 @@
 #     3 power=0 racing the last close: umount, a 2 s fio on the fairq
 #       disk, power=0 retried every 10 ms until it is accepted (only EBUSY
 #       before that): the power-off lands as fio closes;
-#   after each: no entry and no holder left; then 140's last step, where
-#   the stall was seen: two racers create and destroy four devices over
-#   four more null_blks in opposite orders (only EEXIST, ENOENT, EBUSY
-#   may fail a step), nothing may be left; rmmod fairq works, and the
-#   null_blks are destroyed.
+#   after each: no entry and no holder left; then 140's last step: two
+#   racers create and destroy four devices over four more null_blks in
+#   opposite orders (only EEXIST, ENOENT, EBUSY may fail a step), nothing
+#   may be left; rmmod fairq works, and the null_blks are destroyed.
 #   The background load, all the time: fio random read/write on /dev/vdc
 #   (raw, not through fairq, so that rmmod can work every cycle).
 #

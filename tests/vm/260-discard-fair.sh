@@ -20,17 +20,17 @@
 # storm; its share = IOPS with the storm / IOPS alone, straight on nullb1
 # (scheduler none) and through fairq0 cfq depth=4 quantum=2, then
 # fairness=bytes quantum_bytes=8192 (two 4 KiB requests a turn).  Bound for
-# fairq0: >= 0.35 (measured 0.44-0.45; ideal 0.5).  KNOWN LIMIT: on this
-# device the storm does not crowd the reader out even straight down
-# (measured 0.43 raw, and 0.38-0.44 through the old fairq.ko that passed
-# discards down), so the share bound does not tell the change apart; the
-# counters below do (the old module fails them).  On a checker kernel
+# fairq0: >= 0.35 (ideal 0.5).  KNOWN LIMIT: on this device the storm
+# does not crowd the reader out even straight down (the raw row shows
+# it), so the share alone cannot tell scheduled discards from discards
+# passed straight down; the counters below can.  On a checker kernel
 # with the reader alone under 200 IOPS (CPU-bound) a share miss is a
-# counted skip (see the verdicts).  A device where a storm
-# straight down starves a reader is still to be found.
+# counted skip (see the verdicts).  No device is known here where a
+# storm straight down starves a reader.
 # During the fairq storm /sys/block/nullb1/inflight is sampled: never more
-# than depth=4, plus one per CPU (lower_inflight_bound in rc) (weak: requests the throttle holds back are not counted as
-# in flight, so straight down it read 0-2 as well).
+# than depth=4, plus one per CPU (lower_inflight_bound in rc).  A weak
+# check: requests the throttle holds back are not counted as in flight,
+# so straight down it reads low as well.
 #
 # Counters and data, quiet device: a 4 MiB pattern is written, 2 MiB in
 # its middle discarded (512 bios of 4 KiB): enq_reqs and done_reqs grow
@@ -176,11 +176,11 @@ echo "fairq0 after the runs: enq_reqs $enq disp_reqs $disp done_reqs $done_ queu
 fairq_destroy fairq0
 null_blk_destroy nullb1
 
-# The stock kernel's reader alone does 234-247 reads a second here, near
-# the device's 256; a checker kernel sharing the host's 2 cores with a
-# second guest did 165-170, its CPU setting the pace, and the shares fell
-# for none straight down as well (0.17-0.41): there a share under the
-# bound with the reader alone under 200 is a counted skip, saying so.
+# On the stock kernel the reader alone comes near the device's 256 reads a
+# second; a checker kernel sharing the host's cores drives fewer, its CPU
+# setting the pace, and then the shares fall for none straight down as
+# well: there a share under the bound with the reader alone under 200 is
+# a counted skip, saying so.
 cpu_bound=""
 for row in "requests $req_share $req_inflight $req_calls" "bytes $byt_share $byt_inflight $byt_calls"; do
 	read -r name share infl calls <<<"$row"

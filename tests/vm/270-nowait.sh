@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# io_uring stays in the submitting task (issue 17): fairq0 over a null_blk
+# io_uring stays in the submitting task: fairq0 over a null_blk
 # that takes REQ_NOWAIT advertises NOWAIT too, so io_uring issues its
 # bios inline from the fio thread instead of punting every one to an
 # io-wq worker (iou-wrk-N); and a REQ_NOWAIT bio never sleeps in fairq.
@@ -51,8 +51,8 @@ declare -A WORKERS=()	# iou-wrk tasks seen in fio's process
 # up to STATS_TRIES snapshots per look, until one has a flow line.
 # Each snapshot is one read (mapfile): a `while read` loop seeks back
 # after every line, and each seek makes sysfs generate the file anew, so
-# its lines came from different snapshots and a flow line was missed
-# whenever a line before it (queued, inflight, clones_pending...) had
+# its lines would come from different snapshots, and a flow line would be
+# missed whenever a line before it (queued, inflight, clones_pending...)
 # changed its length meanwhile.
 STATS_TRIES=20
 sample() {

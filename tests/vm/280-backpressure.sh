@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Back-pressure (issue 17): fairq0 holds at most max_queued requests
+# Back-pressure: fairq0 holds at most max_queued requests
 # waiting in the core; a submitter beyond that waits.  fairq0 over a slow
 # null_blk (200 us per request, depth 1, so fairq queues whatever comes
 # faster), with two writers at once: a direct libaio writer at iodepth
@@ -74,7 +74,7 @@ watch "$p1"
 wait "$p1" || { cat /tmp/free.out; fatal "unbounded writer failed"; }
 job_ok free || fatal "unbounded writer reported an error"
 if [ "$MAXQ" -le "$BOUND" ] && [ "${FAIRQ_DEBUG_KERNEL:-0}" = 1 ]; then
-	# a checker kernel submits too slowly to pile bios up (18 seen)
+	# a checker kernel (KASAN) may submit too slowly to pile bios up
 	skip_all "without a bound queued reached only $MAXQ (<= $BOUND) on a checker kernel: the bound cannot be shown here"
 fi
 [ "$MAXQ" -gt "$BOUND" ] ||

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# The lock-free fast path and its switch to scheduling (issue 17): while
+# The lock-free fast path and its switch to scheduling: while
 # the disk has room a bio bypasses the core; the first that finds the
 # depth full switches the device to scheduling, which lasts until the
 # core is empty.  This hammers that boundary and counts every bio in and

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Flows on demand (issue 17): a device holds no flow until keys appear; a
+# Flows on demand: a device holds no flow until keys appear; a
 # flow is allocated when its key's first bio is queued and freed when it
 # drains; the table that finds flows by key grows with them (fairq.ko's
 # table work item); max_flows is a bound, not a size.  fairq0 over a
@@ -18,10 +18,9 @@
 #    sched/README.md); afterwards flows 0,
 #    flows_spare <= 32, and with no further bio flow_table_chains is back
 #    at the fresh device's 64 (the table shrinks once pass-through
-#    resumes; it stayed grown until the next queued bio before, which a
-#    passed bio never was).  Asserted on the table's own count: mem_bytes
-#    less the spares was the check, and it failed when struct fq_flow
-#    grew past the size written here.
+#    resumes, without waiting for a queued bio).  Asserted on the table's
+#    own count, not on mem_bytes less the spares, which would tie the
+#    test to the size of struct fq_flow.
 # 3. Powered off, max_flows=64 (what a user sets as a bound), powered on,
 #    the same run: flows never above 64 in any sample, overflow_enq > 0.
 # After each run: fio's jobs without error, and the reads fio made ==

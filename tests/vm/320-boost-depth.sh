@@ -12,15 +12,17 @@
 # depth 1 (boosted: a new flow, one request at a time) and one at queue
 # depth 32 (its boost ends at once: too many outstanding).  While the
 # light reader is waited for, the other keeps out of its reserve of
-# slots, so the depth is never full.  Before 12-06 depth=auto judged no
-# epoch then and sat at its seed of 4 for the whole boost (boost_ms,
-# 3 s); the benchmark's light reader got 134-158 IOPS at depth 4 and 250
-# at 1.  depth_now is sampled every 0.2 s with the boosts that ended by
-# time or budget (the light reader's: the deep one ends by depth).
+# slots, so the depth is never full: depth=auto must judge those epochs
+# too (reserved epochs), or it sits at its seed of 4 for the whole boost
+# (boost_ms, 3 s), and behind a disk that serves one request at a time
+# each of the light reader's reads waits for the others' in the disk.
+# depth_now is sampled every 0.2 s with the boosts that ended by time or
+# budget (the light reader's: the deep one ends by depth).
 # Asserted:
 #  - depth_now reached 2 or less while the light reader was still boosted
-#    (no boost ended by time or budget at that sample; the old core
-#    fails this: its depth came down only after the boost ended);
+#    (no boost ended by time or budget at that sample; a controller that
+#    judges no epoch while the depth is not full fails this: its depth
+#    comes down only after the boost ended);
 #  - the controller judged reserved epochs (depth_reserved_epochs > 0)
 #    and never went above its seed of 4 before that;
 #  - fio's reads ended without error, and afterwards fairq0 is at rest
