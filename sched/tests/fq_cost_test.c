@@ -261,10 +261,9 @@ static void check_rare(const char *what, int k, int bad, int seen)
 /*
  * A per-request device (nullb-lat: 2 ms of device time a request, any
  * size) whose epochs double now and then, 4 KiB and 128 KiB mixed at
- * random: whatever per-byte price the noise fits must not be charged.
- * 128 KiB costs at most 1.5x 4 KiB after 95 % of the epochs (session
- * 18's core: over 1.5x after 21-32 % of them in three of four draws;
- * fq_cost.c's fq_cost_b_shown() says what that did in the bench).
+ * random: whatever per-byte price the noise fits must not be charged
+ * (fq_cost.c's fq_cost_b_shown() says why).  128 KiB costs at most 1.5x
+ * 4 KiB after 95 % of the epochs.
  */
 static void t_per_request_noisy(void)
 {

@@ -230,14 +230,15 @@ static void t_random_devices(void)
 
 /*
  * A deeper depth that shifts the mix towards larger requests, on a device
- * whose cost is per request (nullb-lat's w3 in the VM: 4 KiB reads
- * against 124 KiB pieces of 1 MiB ones, 4 ms each whatever the size;
- * here every slot past the C servers goes to a 124 KiB read).  Counted in
- * bytes, a step deeper "gains" bytes the device did not serve faster: the
- * control holds a request queued inside the device (depth above C) at
- * least 3/4 of the time from 2 s to 6 s.  Priced per request
- * (fq_depth_price(), as fairq prices by its cost model), at most 1/4 of
- * it (the probes one deeper), and never outside [C, C + 2].
+ * whose cost is per request (nullb-lat, a null_blk device with a fixed
+ * latency: 4 KiB reads against 124 KiB pieces of 1 MiB ones, 4 ms each
+ * whatever the size; here every slot past the C servers goes to a
+ * 124 KiB read).  Counted in bytes, a step deeper "gains" bytes the
+ * device did not serve faster: the control holds a request queued inside
+ * the device (depth above C) at least 3/4 of the time from 2 s to 6 s.
+ * Priced per request (fq_depth_price(), as fairq prices by its cost
+ * model), at most 1/4 of it (the probes one deeper), and never outside
+ * [C, C + 2].
  */
 static void t_mix_shift(void)
 {
@@ -335,8 +336,9 @@ static void t_reconverge(void)
  * Epochs with work held out of a reserve (fq_depth_reserved()) are
  * compared with each other only, and a move up they keep is one step,
  * then held.  On C=8 from seed 4, every epoch reserved, the depth climbs
- * to [8, 10] within 4 s, never above 10 (session 19's rule, down only:
- * at most 4, half the completions); once they are not reserved it stays
+ * to [8, 10] within 4 s, never above 10 (were reserved epochs only to
+ * move it down, it would stay at 4 or below, with half the completions:
+ * fq_depth.h, fq_depth_reserved()); once they are not reserved it stays
  * in [8, 10].  On C=1 from seed 8 it comes down to [1, 3] within 2 s as
  * from unreserved epochs.
  */
@@ -374,10 +376,10 @@ static void t_reserved(void)
  * the others keep out of it) on a C=2 device the controller settled at 2
  * without one, and the requests get half as slow again (the mix: a
  * streamer's 124 KiB pieces against the reader's 4 KiB).  The latency
- * starts a search down, and a reserved epoch shows depth 1 as fast as 2:
- * before known_min it went to 1 and could not climb back while reserved
- * (bench start-up: a cold read 1.65x its time alone there, 1.1x at 2).
- * Now it stays at 2 or more.
+ * starts a search down, and a reserved epoch shows depth 1 as fast as 2
+ * (its idle slot): at 1 it could not climb back while reserved, and each
+ * of the reader's requests would wait for a streamer's.  The floor of
+ * moves down (known_min, fq_depth_reserved()) keeps it at 2 or more.
  */
 static void t_reserved_floor(void)
 {
@@ -403,14 +405,13 @@ static void t_reserved_floor(void)
  * C=2 device: 60 ms of epochs whose reserve idles a slot, then 140 ms
  * without, for 10 s.  If the epochs a move up is compared with included
  * reserved ones (a slot idle: a lower rate), the move would look like a
- * gain.  The depth stays at most 3 after the first 2 s: with held sums
- * that mixed the two kinds it ranged over [1, 5] (and nullb-lat's W2 in
- * the VM ended at 5), with single epochs (session 17's core) over
- * [1, 6].  Reserved epochs take it to 3 (their idle slot leaves 2 for
- * the device), those without back to 2, and on from there to 1 now and
- * then, which they judge a loss; the completions are as many as with
- * session 19's rule (reserved epochs never up; [2, 3]): 162,764 against
- * 163,315 (85 % of the device's rate either way).
+ * gain.  The depth stays at most 3 after the first 2 s (held sums that
+ * mixed the two kinds, or verdicts on single epochs, would let it range
+ * up to 5 or 6).  Reserved epochs take it to 3 (their idle slot leaves 2
+ * for the device), those without back to 2, and on from there to 1 now
+ * and then, which they judge a loss; the completions are as many as if
+ * reserved epochs could never move the depth up (about 85 % of the
+ * device's rate either way).
  */
 static void t_reserved_mixed(void)
 {
@@ -537,15 +538,6 @@ static void t_unthrottled(void)
 }
 
 /*
- * A demand equal to the seed or one above it (bench W2 on virtio: a
- * reader with 32 outstanding and one at queue depth 1, against the seed
- * of 32): nothing or one request waits above, yet the depth is what
- * limits.  On a FIFO with one server the depth must come down to [1, 3]
- * within 2 s (it once stayed at the seed: every request queued in the
- * device, where fairq cannot order it).  With as many servers as
- * requests it must stay at the demand and lose no throughput.
- */
-/*
  * A loop from seed 32 keeping @demand outstanding: run to @mark_ns, mark,
  * run to @end_ns.
  */
@@ -559,6 +551,15 @@ static void demand_run(u32 servers, bool adaptive, u32 demand, u64 mark_ns,
 	loop_run(end_ns);
 }
 
+/*
+ * A demand equal to the seed or one above it (a reader with 32
+ * outstanding and one at queue depth 1, against the seed of 32): nothing
+ * or one request waits above, yet the depth is what limits.  On a FIFO
+ * with one server the depth must come down to [1, 3] within 2 s (at the
+ * seed every request would queue in the device, where fairq cannot order
+ * it).  With as many servers as requests it must stay at the demand and
+ * lose no throughput.
+ */
 static void t_demand_at_seed(void)
 {
 	static const u32 demands[] = { 32, 33 };
@@ -629,10 +630,10 @@ static void t_unseen(void)
  * A move followed by unseen epochs stays to be judged: unreported work
  * also drains below after the depth filled up again, when the epoch may
  * have been saturated, so an unseen epoch must not hold the move as an
- * unsaturated one does (fairq.ko held a move up to 129 on C=32 that
- * way).  C=4 from the seed 64: its first move (the halving to 32), then
- * 1 s of unseen epochs: still moved, no other change; then seen again:
- * [C, C + 2].
+ * unsaturated one does (held that way, a move up far past the knee, to
+ * 129 on C=32, would stay unjudged).  C=4 from the seed 64: its first
+ * move (the halving to 32), then 1 s of unseen epochs: still moved, no
+ * other change; then seen again: [C, C + 2].
  */
 static void t_unseen_move(void)
 {
@@ -700,15 +701,14 @@ static void t_bounds(void)
 }
 
 /*
- * A knee that a single epoch cannot see (nbd over fairq-nbd under TCG:
- * 321, 395 and 401 IOPS at depths 2, 3 and 4, epochs 7 % apart at one
- * depth).  Completions come at the depth's rate (3 is 16 % faster than
- * 2, 4 and more 1 % faster than 3), each gap drawn within +-50 % of its
- * mean, so that epochs at one depth differ by about as much as in the
- * VM.  Over the 20 s after the first 2, the depth is 3 or more at least
- * 3/4 of the time (88-94 % in four draws; verdicts on single epochs held
- * 2 for 37-57 % of it) and its mean is at most 4.5: the sums do not
- * climb on noise either.
+ * A knee that a single epoch cannot see, as a network block device on an
+ * emulated host has: each depth a little faster than the one below, and
+ * epochs at one depth several per cent apart.  Completions come at the
+ * depth's rate (3 is 16 % faster than 2, 4 and more 1 % faster than 3),
+ * each gap drawn within +-50 % of its mean.  Over the 20 s after the
+ * first 2, the depth is 3 or more at least 3/4 of the time (verdicts on
+ * single epochs would hold it at 2 for about half of it) and its mean is
+ * at most 4.5: the sums do not climb on noise either.
  */
 static u64 knee_rate(u32 d)	/* completions per second at depth @d */
 {

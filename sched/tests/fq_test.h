@@ -40,33 +40,56 @@ struct fq_test_case {
 	void (*fn)(void);
 };
 
+/* A table of cases: one program may run several (fq_unit: a subject each). */
+struct fq_test_suite {
+	const struct fq_test_case *cases;
+	unsigned int n;
+};
+
 /*
- * fq_test_run - run @cases (only the one named argv[1], if given); a case
- * fails on a failed CHECK or a core warning.  Prints one line per case
- * and "SUITE: N passed, N failed"; returns the exit status.
+ * fq_test_run_suites - run the cases of @suites in order (only the one
+ * named argv[1], if given); a case fails on a failed CHECK or a core
+ * warning.  Prints one line per case and "NAME: N passed, N failed";
+ * returns the exit status.
  */
+static inline int fq_test_run_suites(const char *name,
+				     const struct fq_test_suite *const *suites,
+				     unsigned int nsuites, int argc,
+				     char **argv)
+{
+	unsigned int passed = 0, failed = 0, i, k;
+	const struct fq_test_case *c;
+
+	for (k = 0; k < nsuites; k++) {
+		for (i = 0; i < suites[k]->n; i++) {
+			c = &suites[k]->cases[i];
+			if (argc > 1 && strcmp(argv[1], c->name))
+				continue;
+			fq_test_failed = 0;
+			fq_env_warnings = 0;
+			c->fn();
+			if (fq_test_failed || fq_env_warnings) {
+				printf("FAIL %s\n", c->name);
+				failed++;
+			} else {
+				printf("ok   %s\n", c->name);
+				passed++;
+			}
+		}
+	}
+	printf("%s: %u passed, %u failed\n", name, passed, failed);
+	return failed ? 1 : 0;
+}
+
+/* fq_test_run - the same for one table of @n @cases. */
 static inline int fq_test_run(const char *suite,
 			      const struct fq_test_case *cases, unsigned int n,
 			      int argc, char **argv)
 {
-	unsigned int i, passed = 0, failed = 0;
+	const struct fq_test_suite one = { cases, n };
+	const struct fq_test_suite *const list[] = { &one };
 
-	for (i = 0; i < n; i++) {
-		if (argc > 1 && strcmp(argv[1], cases[i].name))
-			continue;
-		fq_test_failed = 0;
-		fq_env_warnings = 0;
-		cases[i].fn();
-		if (fq_test_failed || fq_env_warnings) {
-			printf("FAIL %s\n", cases[i].name);
-			failed++;
-		} else {
-			printf("ok   %s\n", cases[i].name);
-			passed++;
-		}
-	}
-	printf("%s: %u passed, %u failed\n", suite, passed, failed);
-	return failed ? 1 : 0;
+	return fq_test_run_suites(suite, list, 1, argc, argv);
 }
 
 /* Checks the core's internal invariants; returns the number broken. */
