@@ -3,7 +3,7 @@
 # automatic name and with --name/--policy/--set, list, show, set, stats
 # and --json, destroy), what each prints, its exit status (0 ok, 1 the
 # kernel refused, 2 usage) and that each error message names the device
-# and the attribute, as docs/INTERFACE.md "fairqctl" says.  A create that
+# and the attribute, as fairqctl(8) says.  A create that
 # fails part-way must leave no configfs entry behind; destroy of an open
 # device must refuse and change nothing.  Lower disks: /dev/vdb, /dev/vdc.
 DESCRIPTION="fairqctl: every subcommand, its output, exit codes and errors"

@@ -9,7 +9,7 @@
 # "+", "-", leading zeros, spaces, one and two newlines, trailing junk),
 # random valid values, valid and mangled words, paths with spaces, long
 # and missing paths for backing, and a value with a NUL in it.
-# A model of the documented parser (docs/INTERFACE.md) predicts each
+# A model of the documented parser (fairq(4)) predicts each
 # write: refused ones must answer with the predicted errno (backing: any
 # path errno) and leave every attribute as it was (all of them are read
 # back and compared after each write); accepted ones must change exactly
