@@ -119,6 +119,16 @@ static int weight_of(const struct cgroup_weight *w, int n, uint64_t id)
 	return -1;
 }
 
+/* an entry equal to the file's is the file's, even if weights sync wrote it */
+static void claim_weight(const struct fairqctl_control *ctl, uint64_t id)
+{
+	int lk = weights_lock(ctl, false);
+
+	if (lk >= 0)
+		weights_forget(ctl, id);
+	weights_unlock(lk);
+}
+
 /*
  * The line's cgroup weights: write those that differ from @have (NULL:
  * a new device, write all).  Missing cgroups are reported and counted.
@@ -148,8 +158,12 @@ static int apply_weights(struct apply_run *r, const struct tab_line *l,
 			continue;
 		}
 		cur = have ? weight_of(have, nhave, id) : -1;
-		if (cur == (int)t->weight)
+		if (cur == (int)t->weight) {
+			/* the file's weight: not weights sync's to change */
+			if (!r->ctl->dry_run)
+				claim_weight(r->ctl, id);
 			continue;
+		}
 		if (cur < 0)
 			say(r, "set cgroup-weight %s=%u", abs, t->weight);
 		else

@@ -295,6 +295,8 @@ int remove_entry(struct fairqctl_control *ctl)
 		rc = -errno;
 	if (rc)
 		ctl_warnx(ctl, "%s: rmdir %s: %s", ctl->name, path, strerror(-rc));
+	else
+		weights_drop(ctl);	/* weights sync's state of it */
 	return rc;
 }
 

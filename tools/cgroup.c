@@ -145,15 +145,23 @@ int read_cgroup_weights(struct fairqctl_control *ctl,
 	return 0;
 }
 
-/* write "ID W"; reports, naming the cgroup as @shown */
+/*
+ * write "ID W", a weight set by hand: from now on the entry is the
+ * user's, which weights sync leaves alone (weights.c).  Reports, naming
+ * the cgroup as @shown.
+ */
 int write_cgroup_weight(struct fairqctl_control *ctl, uint64_t id,
 			unsigned int weight, const char *shown)
 {
+	int lk = weights_lock(ctl, false);
 	char val[64];
 	int rc;
 
 	snprintf(val, sizeof(val), "%" PRIu64 " %u", id, weight);
 	rc = write_attr(ctl, ROOT_CONFIGFS, WEIGHTS_ATTR, val);
+	if (!rc && lk >= 0)
+		weights_forget(ctl, id);
+	weights_unlock(lk);
 	if (!rc)
 		return 0;
 	if (ctl->failed_at_open && rc == -ENOENT)
@@ -203,7 +211,7 @@ int cmd_cgroup_weight_set(struct fairqctl_control *ctl, const char *pw)
 	return write_cgroup_weight(ctl, id, w, abs);
 }
 
-/* PATH=W per entry; the id when no cgroup has it (any more) */
+/* PATH=W per entry, the id when no cgroup has it (any more); or --json */
 int cmd_cgroup_weight_get(struct fairqctl_control *ctl)
 {
 	struct cgroup_weight *w;
@@ -219,6 +227,11 @@ int cmd_cgroup_weight_get(struct fairqctl_control *ctl)
 	if (rc) {
 		ctl_warnx(ctl, "%s: %s: %s", ctl->name, WEIGHTS_ATTR, strerror(-rc));
 		return rc;
+	}
+	if (ctl->json) {
+		get_cgroup_weights_json(ctl, w, n);
+		free(w);
+		return 0;
 	}
 	for (i = 0; i < n; i++) {
 		path = cgroup_id_path(ctl, w[i].id);

@@ -8,8 +8,9 @@
  * Laid out like util-linux sys-utils/blkzone.c: one command table, one
  * control struct handed to every handler, getopt_long() over a static
  * longopts[], and every attribute read or written through read_attr()
- * and write_attr() (attr.c).  apply.c, top.c and json.c hold the larger
- * commands, fairqtab.c the config file, cgroup.c the cgroup weights.
+ * and write_attr() (attr.c).  apply.c, top.c, weights.c and json.c hold
+ * the larger commands, fairqtab.c the config file, cgroup.c the cgroup
+ * weights.
  *
  * Exit status: 0 success, 1 the kernel or the system refused, 2 usage,
  * 3 (apply) everything applied except lines whose backing device or
@@ -50,6 +51,7 @@ enum {
 	OPT_ONCE	= 1 << 7,
 	OPT_INTERVAL	= 1 << 8,
 	OPT_ROWS	= 1 << 9,
+	OPT_FOLLOW	= 1 << 10,
 };
 
 struct fairqctl_command {
@@ -82,9 +84,10 @@ static const struct fairqctl_command commands[] = {
 	}, {
 		.name = "list",
 		.handler = cmd_list,
-		.synopsis = "",
+		.synopsis = "[--json]",
 		.help = "one line per device: NAME BACKING POWER POLICY",
 		.min_args = 0, .max_args = 0,
+		.opts = OPT_JSON,
 	}, {
 		.name = "show",
 		.handler = cmd_show,
@@ -103,9 +106,10 @@ static const struct fairqctl_command commands[] = {
 	}, {
 		.name = "get",
 		.handler = cmd_get,
-		.synopsis = "NAME KEY | NAME cgroup-weight",
+		.synopsis = "NAME KEY | NAME cgroup-weight [--json]",
 		.help = "print one attribute; cgroup-weight: PATH=W per line",
 		.min_args = 2, .max_args = 2,
+		.opts = OPT_JSON,
 		.needs_name = true,
 	}, {
 		.name = "stats",
@@ -118,7 +122,7 @@ static const struct fairqctl_command commands[] = {
 	}, {
 		.name = "top",
 		.handler = cmd_top,
-		.synopsis = "NAME [--once] [--interval S] [-n N]",
+		.synopsis = "NAME [--once] [--interval S] [--rows N]",
 		.help = "live view of the busiest flows and the device totals",
 		.min_args = 1, .max_args = 1,
 		.opts = OPT_ONCE | OPT_INTERVAL | OPT_ROWS,
@@ -131,6 +135,15 @@ static const struct fairqctl_command commands[] = {
 			DEFAULT_FAIRQTAB "); --down tears its devices down",
 		.min_args = 0, .max_args = 1,
 		.opts = OPT_DRY_RUN | OPT_DOWN | OPT_PRUNE,
+	}, {
+		.name = "weights",
+		.handler = cmd_weights,
+		.synopsis = "sync [NAME] [--follow [--interval S]] [--dry-run]",
+		.help = "cgroup weights follow each cgroup's io.weight (systemd's\n"
+			"IOWeight=), unless set by hand; every powered device with\n"
+			"classify=cgroup, or NAME; --follow keeps doing it",
+		.min_args = 1, .max_args = 2,
+		.opts = OPT_FOLLOW | OPT_INTERVAL | OPT_DRY_RUN,
 	}, {
 		.name = "destroy",
 		.handler = cmd_destroy,
@@ -178,15 +191,17 @@ static void __attribute__((__noreturn__)) usage(void)
 
 	fputs("\nOptions:\n", out);
 	fputs(" -n, --name NAME        create: device name (default: first free fairqN)\n", out);
-	fputs(" -n, --rows N           top: show the N busiest flows (default 16)\n", out);
 	fputs(" -p, --policy P         create: dispatch policy (cfq, sfq, fifo)\n", out);
 	fputs(" -s, --set KEY=VALUE    create: set a tunable before power-on (repeatable)\n", out);
-	fputs(" -j, --json             stats: one JSON object (fairqctl(8), JSON OUTPUT)\n", out);
-	fputs("     --dry-run          apply: print what would be done, change nothing\n", out);
+	fputs(" -j, --json             stats, list, get: one JSON object (fairqctl(8), JSON OUTPUT)\n", out);
+	fputs("     --dry-run          apply, weights sync: print what would be done, change nothing\n", out);
 	fputs("     --down             apply: power off and remove the devices in FILE\n", out);
 	fputs("     --prune            apply: also remove devices that FILE does not name\n", out);
 	fputs("     --once             top: print one screen and exit\n", out);
-	fputs(" -i, --interval S       top: seconds between screens (default 2)\n", out);
+	fputs(" -r, --rows N           top: show the N busiest flows (default 16)\n", out);
+	fputs(" -i, --interval S       top: seconds between screens (default 2);\n", out);
+	fputs("                        weights sync --follow: between passes (default 2)\n", out);
+	fputs(" -f, --follow           weights sync: keep following until SIGTERM\n", out);
 	fputs(" -h, --help             display this help\n", out);
 	fputs(" -V, --version          display version\n", out);
 
@@ -198,6 +213,7 @@ static void __attribute__((__noreturn__)) usage(void)
 	fputs(" FAIRQ_DEVDISK          UUID=/LABEL= links (default " DEFAULT_DEVDISK ")\n", out);
 	fputs(" FAIRQ_BLKID            blkid for UUID=/LABEL= (default blkid; empty: none)\n", out);
 	fputs(" FAIRQ_PROC             proc root for process names (default " DEFAULT_PROC ")\n", out);
+	fputs(" FAIRQ_RUNDIR           weights sync's state (default " DEFAULT_RUNDIR ")\n", out);
 
 	fputs("\nExit status: 0 success, 1 the kernel or the system refused, 2 usage error,\n", out);
 	fputs("3 apply: done, except lines whose backing device or cgroup is missing.\n", out);
@@ -344,6 +360,11 @@ static int cmd_list(struct fairqctl_control *ctl)
 	n = list_entries(ctl, &names);
 	if (n < 0)
 		return EXIT_FAILURE;
+	if (ctl->json) {
+		list_json(ctl, names, n);
+		free_names(names, n);
+		return rc;
+	}
 	for (i = 0; i < n; i++) {
 		snprintf(ctl->name, sizeof(ctl->name), "%s", names[i]);
 		printf("%s", ctl->name);
@@ -456,7 +477,10 @@ static int cmd_get(struct fairqctl_control *ctl)
 		attr_error(ctl, key, "", -rc);
 		return EXIT_FAILURE;
 	}
-	printf("%s\n", val);
+	if (ctl->json)
+		get_json(ctl, key, val);
+	else
+		printf("%s\n", val);
 	free(val);
 	return EXIT_SUCCESS;
 }
@@ -502,8 +526,12 @@ static void check_module(const struct fairqctl_control *ctl)
 	struct stat st;
 	int e = 0;
 
-	/* a dry run or a --down on a machine without the module still works */
-	if (ctl->command->handler == cmd_apply)
+	/*
+	 * a dry run or a --down on a machine without the module still
+	 * works; weights sync --follow waits for the module
+	 */
+	if (ctl->command->handler == cmd_apply ||
+	    (ctl->command->handler == cmd_weights && ctl->follow))
 		return;
 	if (stat(ctl->configfs, &st) < 0)
 		e = errno;
@@ -518,7 +546,7 @@ static void check_options(const struct fairqctl_control *ctl, unsigned int seen)
 {
 	static const char *const names[] = {
 		"name", "policy", "set", "json", "dry-run", "down", "prune",
-		"once", "interval", "rows",
+		"once", "interval", "rows", "follow",
 	};
 	const struct fairqctl_command *cmd = ctl->command;
 	size_t i;
@@ -569,6 +597,17 @@ static void check_arguments(struct fairqctl_control *ctl)
 	}
 	if (ctl->command->handler == cmd_set)
 		check_set_args(ctl);
+	if (ctl->command->handler == cmd_weights) {
+		if (strcmp(ctl->args[0], "sync") != 0)
+			usage_error("weights: '%s': the action is sync (weights sync [NAME])",
+				    ctl->args[0]);
+		if (ctl->nargs > 1)
+			set_name(ctl, ctl->args[1]);
+		if (ctl->interval_set && !ctl->follow)
+			usage_error("weights sync: --interval goes with --follow");
+		if (ctl->follow && ctl->dry_run)
+			usage_error("weights sync: --follow and --dry-run: pick one");
+	}
 	if (ctl->dry_run && ctl->down)
 		usage_error("apply: --dry-run and --down: pick one");
 	if (ctl->prune && ctl->down)
@@ -595,7 +634,7 @@ static int parse_rows(const char *s)
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < 1 || v > 1000)
-		usage_error("-n '%s': want 1..1000 rows", s);
+		usage_error("--rows '%s': want 1..1000 rows", s);
 	return (int)v;
 }
 
@@ -604,7 +643,7 @@ int main(int argc, char **argv)
 	enum { OPT_L_DRY = 256, OPT_L_DOWN, OPT_L_PRUNE, OPT_L_ONCE };
 	static const struct option longopts[] = {
 		{ "name",     required_argument, NULL, 'n' },
-		{ "rows",     required_argument, NULL, 'n' },
+		{ "rows",     required_argument, NULL, 'r' },
 		{ "policy",   required_argument, NULL, 'p' },
 		{ "set",      required_argument, NULL, 's' },
 		{ "json",     no_argument,       NULL, 'j' },
@@ -613,6 +652,7 @@ int main(int argc, char **argv)
 		{ "prune",    no_argument,       NULL, OPT_L_PRUNE },
 		{ "once",     no_argument,       NULL, OPT_L_ONCE },
 		{ "interval", required_argument, NULL, 'i' },
+		{ "follow",   no_argument,       NULL, 'f' },
 		{ "help",     no_argument,       NULL, 'h' },
 		{ "version",  no_argument,       NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
@@ -624,10 +664,10 @@ int main(int argc, char **argv)
 		.devdisk = env_or("FAIRQ_DEVDISK", DEFAULT_DEVDISK),
 		.proc = env_or("FAIRQ_PROC", DEFAULT_PROC),
 		.blkid = getenv("FAIRQ_BLKID") ? getenv("FAIRQ_BLKID") : "blkid",
+		.rundir = env_or("FAIRQ_RUNDIR", DEFAULT_RUNDIR),
 		.interval = 2.0,
 		.top_rows = 16,
 	};
-	const char *opt_n = NULL;
 	unsigned int seen = 0;
 	int c;
 
@@ -635,10 +675,19 @@ int main(int argc, char **argv)
 	if (!ctl.sets)
 		err(EXIT_FAILURE, "out of memory");
 
-	while ((c = getopt_long(argc, argv, "n:p:s:ji:hV", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "n:r:p:s:ji:fhV", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'n':	/* create --name, top -n/--rows: see below */
-			opt_n = optarg;
+		case 'n':
+			ctl.opt_name = optarg;
+			seen |= OPT_NAME;
+			break;
+		case 'r':
+			ctl.top_rows = parse_rows(optarg);
+			seen |= OPT_ROWS;
+			break;
+		case 'f':
+			ctl.follow = true;
+			seen |= OPT_FOLLOW;
 			break;
 		case 'p':
 			ctl.policy = optarg;
@@ -670,6 +719,7 @@ int main(int argc, char **argv)
 			break;
 		case 'i':
 			ctl.interval = parse_interval(optarg);
+			ctl.interval_set = true;
 			seen |= OPT_INTERVAL;
 			break;
 		case 'h':
@@ -690,14 +740,6 @@ int main(int argc, char **argv)
 	ctl.command = name_to_command(argv[optind]);
 	if (!ctl.command)
 		usage_error("'%s' is not a fairqctl command", argv[optind]);
-	/* -n is create's --name and top's row count */
-	if (opt_n && ctl.command->handler == cmd_top) {
-		ctl.top_rows = parse_rows(opt_n);
-		seen |= OPT_ROWS;
-	} else if (opt_n) {
-		ctl.opt_name = opt_n;
-		seen |= OPT_NAME;
-	}
 	ctl.args = argv + optind + 1;
 	ctl.nargs = argc - optind - 1;
 	check_options(&ctl, seen);

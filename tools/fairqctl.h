@@ -2,8 +2,8 @@
 /*
  * fairqctl - what its parts share: the control struct every command gets,
  * kernel access (attr.c), stats parsing (stats.c), cgroup ids (cgroup.c),
- * fairqtab parsing (fairqtab.c) and the commands of apply.c, top.c and
- * json.c.
+ * fairqtab parsing (fairqtab.c) and the commands of apply.c, top.c,
+ * weights.c and json.c.
  */
 #ifndef FAIRQCTL_H
 #define FAIRQCTL_H
@@ -27,6 +27,7 @@ enum {
 #define DEFAULT_FAIRQTAB	"/etc/fairq/fairqtab"
 #define DEFAULT_DEVDISK		"/dev/disk"
 #define DEFAULT_PROC		"/proc"
+#define DEFAULT_RUNDIR		"/run/fairq"
 
 /* where an attribute lives */
 enum attr_root {
@@ -44,6 +45,7 @@ struct fairqctl_control {
 	const char *devdisk;		/* FAIRQ_DEVDISK */
 	const char *proc;		/* FAIRQ_PROC */
 	const char *blkid;		/* FAIRQ_BLKID; "" = do not run blkid */
+	const char *rundir;		/* FAIRQ_RUNDIR: weights sync's state */
 
 	char name[NAME_MAX_LEN + 1];	/* the device the command is about */
 	char **args;			/* positional arguments */
@@ -54,13 +56,15 @@ struct fairqctl_control {
 	const char *backing;		/* create: BACKING, resolved */
 	char **sets;			/* create --set, in order */
 	int nsets;
-	bool json;			/* stats --json */
+	bool json;			/* stats, list, get --json */
 	bool dry_run;			/* apply --dry-run */
 	bool down;			/* apply --down */
 	bool prune;			/* apply --prune */
 	bool once;			/* top --once */
-	double interval;		/* top --interval [s] */
-	int top_rows;			/* top -n */
+	bool follow;			/* weights sync --follow */
+	double interval;		/* top, weights sync --interval [s] */
+	bool interval_set;		/* --interval given */
+	int top_rows;			/* top -r */
 
 	/* prefix of error messages ("FILE:LINE"), or NULL */
 	const char *where;
@@ -173,8 +177,20 @@ void fairqtab_free(struct fairqtab *tab);
 int resolve_backing(const struct fairqctl_control *ctl, const char *spec,
 		    char *out, size_t len);
 
+/* weights.c: weights sync, the follower of io.weight, and its state */
+int cmd_weights(struct fairqctl_control *ctl);
+int weights_lock(const struct fairqctl_control *ctl, bool create);
+void weights_unlock(int fd);
+void weights_forget(const struct fairqctl_control *ctl, uint64_t id);
+void weights_drop(const struct fairqctl_control *ctl);
+
 /* json.c, apply.c, top.c */
 void stats_json(const struct fairqctl_control *ctl, const struct stats *st);
+void list_json(struct fairqctl_control *ctl, char **names, int n);
+void get_json(const struct fairqctl_control *ctl, const char *key,
+	      const char *val);
+void get_cgroup_weights_json(const struct fairqctl_control *ctl,
+			     const struct cgroup_weight *w, int n);
 int cmd_apply(struct fairqctl_control *ctl);
 int cmd_top(struct fairqctl_control *ctl);
 

@@ -1,13 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fairqctl stats --json: the stats file as one JSON object whose layout
- * is stable (fairqctl(8), JSON OUTPUT; format 1):
+ * fairqctl --json: stats, list and get as JSON objects whose layout is
+ * stable (fairqctl(8), JSON OUTPUT; each has "format": 1):
  *
+ *   stats NAME --json
  *   {"format": 1, "device": "fairq0", "monotonic_ns": N,
  *    "totals": {"policy": "cfq", ..., every "key value" line},
  *    "flows": [{"key": N, "name": "fio" or null, "class": "be", ...}],
  *    "cgroup_weights": [{"id": N, "path": "/sys/fs/cgroup/a" or null,
  *                        "weight": W}]}
+ *   list --json
+ *   {"format": 1, "devices": [{"name": "fairq0", "backing": "/dev/vdb"
+ *                              or null, "power": 1, "policy": "cfq"}]}
+ *   get NAME KEY --json
+ *   {"format": 1, "device": "fairq0", "key": "depth", "value": 4}
+ *   get NAME cgroup-weight --json
+ *   {"format": 1, "device": "fairq0", "key": "cgroup-weight",
+ *    "value": [the objects of stats' "cgroup_weights"]}
  *
  * Members come in the order of the stats file; fields the kernel adds
  * later show up without a fairqctl change.  Types are fixed per field:
@@ -150,20 +159,19 @@ static void json_flows(const struct fairqctl_control *ctl, const struct stats *s
 	fputs(st->nflows ? "\n  ],\n" : "],\n", stdout);
 }
 
-static void json_cgroup_weights(struct fairqctl_control *ctl)
+/* cgroup weights as an array of {"id", "path", "weight"} objects */
+static void json_weights_array(const struct fairqctl_control *ctl,
+			       const struct cgroup_weight *w, int n,
+			       const char *indent)
 {
-	struct cgroup_weight *w = NULL;
 	char *path;
-	int i, n = 0;
+	int i;
 
-	/* a fairq.ko without cgroup weights: an empty list */
-	if (read_cgroup_weights(ctl, &w, &n))
-		n = 0;
-	fputs("  \"cgroup_weights\": [", stdout);
+	putchar('[');
 	for (i = 0; i < n; i++) {
 		path = cgroup_id_path(ctl, w[i].id);
-		printf("%s{\"id\": %" PRIu64 ", \"path\": ", i ? ",\n    " : "\n    ",
-		       w[i].id);
+		printf("%s\n%s  {\"id\": %" PRIu64 ", \"path\": ", i ? "," : "",
+		       indent, w[i].id);
 		if (path)
 			json_string(path);
 		else
@@ -171,7 +179,22 @@ static void json_cgroup_weights(struct fairqctl_control *ctl)
 		printf(", \"weight\": %u}", w[i].weight);
 		free(path);
 	}
-	fputs(n ? "\n  ]\n" : "]\n", stdout);
+	if (n)
+		printf("\n%s", indent);
+	putchar(']');
+}
+
+static void json_cgroup_weights(struct fairqctl_control *ctl)
+{
+	struct cgroup_weight *w = NULL;
+	int n = 0;
+
+	/* a fairq.ko without cgroup weights: an empty list */
+	if (read_cgroup_weights(ctl, &w, &n))
+		n = 0;
+	fputs("  \"cgroup_weights\": ", stdout);
+	json_weights_array(ctl, w, n, "  ");
+	putchar('\n');
 	free(w);
 }
 
@@ -196,4 +219,67 @@ void stats_json(const struct fairqctl_control *ctl, const struct stats *st)
 	json_flows(ctl, st);
 	json_cgroup_weights(&c);
 	fputs("}\n", stdout);
+}
+
+/* list --json: every device, the columns of the text form */
+void list_json(struct fairqctl_control *ctl, char **names, int n)
+{
+	static const char *const cols[] = { "backing", "power", "policy" };
+	char *val;
+	size_t c;
+	int i;
+
+	printf("{\n  \"format\": %d,\n  \"devices\": [", JSON_FORMAT);
+	for (i = 0; i < n; i++) {
+		snprintf(ctl->name, sizeof(ctl->name), "%s", names[i]);
+		fputs(i ? ",\n    {" : "\n    {", stdout);
+		json_member("name", ctl->name);
+		for (c = 0; c < ARRAY_SIZE(cols); c++) {
+			fputs(", ", stdout);
+			/* an unset backing, or an attribute that cannot be read */
+			if (read_attr(ctl, ROOT_CONFIGFS, cols[c], &val) || !*val) {
+				json_string(cols[c]);
+				fputs(": null", stdout);
+			} else {
+				json_member(cols[c], val);
+			}
+			free(val);
+		}
+		putchar('}');
+	}
+	fputs(n ? "\n  ]\n}\n" : "]\n}\n", stdout);
+}
+
+static void get_json_head(const struct fairqctl_control *ctl, const char *key)
+{
+	printf("{\n  \"format\": %d,\n  \"device\": ", JSON_FORMAT);
+	json_string(ctl->name);
+	fputs(",\n  \"key\": ", stdout);
+	json_string(key);
+	fputs(",\n  ", stdout);
+}
+
+/* get NAME KEY --json: the value typed as the stats' are */
+void get_json(const struct fairqctl_control *ctl, const char *key,
+	      const char *val)
+{
+	uint64_t v;
+
+	get_json_head(ctl, key);
+	fputs("\"value\": ", stdout);
+	if (!is_string_field(key) && stats_u64(val, &v))
+		printf("%" PRIu64, v);
+	else
+		json_string(val);
+	fputs("\n}\n", stdout);
+}
+
+/* get NAME cgroup-weight --json: the weights @w read */
+void get_cgroup_weights_json(const struct fairqctl_control *ctl,
+			     const struct cgroup_weight *w, int n)
+{
+	get_json_head(ctl, "cgroup-weight");
+	fputs("\"value\": ", stdout);
+	json_weights_array(ctl, w, n, "  ");
+	fputs("\n}\n", stdout);
 }

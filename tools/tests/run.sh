@@ -129,7 +129,16 @@ test_usage() {
 	t "set KEY without =" 2 "'quantum': expected KEY=VALUE" "" set fq0 quantum
 	t "set a path as KEY" 2 "invalid attribute name" "" set fq0 ../x=1
 	t "set empty KEY" 2 "invalid attribute name" "" set fq0 =1
-	t "--json outside stats" 2 "list: option --json is not valid here" "" list --json
+	t "--json outside stats, list, get" 2 "show: option --json is not valid here" "" show fq0 --json
+	t "-n is --name, not top's rows" 2 "top: option --name is not valid here" "" top fq0 -n 5
+	t "--rows outside top" 2 "stats: option --rows is not valid here" "" stats fq0 -r 5
+	t "weights without an action" 2 "weights: missing argument" "" weights
+	t "weights with an unknown action" 2 "weights: 'frob': the action is sync" "" weights frob
+	t "weights sync with two NAMEs" 2 "unexpected number of arguments" "" weights sync a b
+	t "weights sync --interval without --follow" 2 "weights sync: --interval goes with --follow" "" weights sync -i 1
+	t "weights sync --follow --dry-run" 2 "pick one" "" weights sync --follow --dry-run
+	t "weights sync of an invalid NAME" 2 "invalid device name" "" weights sync Bad/Name
+	t "--follow outside weights" 2 "top: option --follow is not valid here" "" top fq0 --follow
 	t "--name outside create" 2 "stats: option --name is not valid here" "" stats fq0 --name x
 	t "invalid device NAME" 2 "'Bad/Name': invalid device name" "" show Bad/Name
 	t "device NAME too long" 2 "invalid device name" "" show aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
@@ -138,10 +147,13 @@ test_usage() {
 	t "create --set power refused" 2 "create sets backing and power itself" "" create /dev/null --set power=1
 	t "create --policy empty" 2 "--policy: empty value" "" create /dev/null --policy ""
 	t "--help" 0 "" "^ create BACKING" --help
-	for c in create list show set stats destroy; do
+	for c in create list show set stats destroy weights; do
 		check "--help lists $c" grep -qE "^ $c( |$)" "$tmp/out"
 	done
 	check "--help names FAIRQ_CONFIGFS" grep -q FAIRQ_CONFIGFS "$tmp/out"
+	check "--help names FAIRQ_RUNDIR" grep -q FAIRQ_RUNDIR "$tmp/out"
+	check "--help: one meaning per short option" \
+		test "$(grep -oE '^ -[a-zA-Z],' "$tmp/out" | sort | uniq -d)" = ""
 	# the pages it points at are installed with it; docs/ is not
 	check "--help points at fairq(4) for the attributes" grep -q "fairq(4)" "$tmp/out"
 	check "--help points at fairqctl(8) and fairqtab(5)" \
@@ -170,6 +182,15 @@ test_list_show() {
 	t "list" 0 "" "" list
 	check "list: NAME BACKING POWER POLICY, sorted" \
 		test "$(cat "$tmp/out")" = "$(printf 'fq0 /dev/vdb 1 cfq\nfqoff - 0 sfq')"
+	t "list --json" 0 "" "" list --json
+	check "  format 1, the devices sorted, typed, unset backing null" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j == {"format": 1, "devices": [
+    {"name": "fq0", "backing": "/dev/vdb", "power": 1, "policy": "cfq"},
+    {"name": "fqoff", "backing": None, "power": 0, "policy": "sfq"}]}, j
+' "$tmp/out"
+	t "list -j" 0 "" '"devices": \[' list -j
 
 	t "show" 0 "" "^policy cfq$" show fq0
 	check "show: backing" grep -qx "backing /dev/vdb" "$tmp/out"
@@ -373,6 +394,29 @@ assert w == [{"id": int(sys.argv[3]), "path": sys.argv[2] + "/batch", "weight": 
              {"id": 987654, "path": None, "weight": 7}], w
 ' "$tmp/out" "$CG" "$ia" "$ib"
 	t "get a plain attribute" 0 "" "^3$" get fq0 quantum
+	t "get --json, a number" 0 "" "" get fq0 quantum --json
+	check "  format 1, device, key, value typed" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j == {"format": 1, "device": "fq0", "key": "quantum", "value": 3}, j
+' "$tmp/out"
+	echo auto >"$CFS/fq0/depth"
+	t "get --json, a word" 0 "" '^  "value": "auto"$' get fq0 depth --json
+	echo 7 >"$CFS/fq0/depth"
+	echo 123 >"$CFS/fq0/policy"
+	t "get --json, policy is always a string" 0 "" '^  "value": "123"$' get fq0 policy -j
+	echo cfq >"$CFS/fq0/policy"
+	t "get cgroup-weight --json" 0 "" "" get fq0 cgroup-weight --json
+	check "  the weights as in stats --json" python3 -c '
+import json, sys
+j = json.load(open(sys.argv[1]))
+assert j["format"] == 1 and j["device"] == "fq0" and j["key"] == "cgroup-weight", j
+assert j["value"] == [{"id": int(sys.argv[3]), "path": sys.argv[2] + "/batch", "weight": 100},
+                      {"id": int(sys.argv[4]), "path": sys.argv[2] + "/web/front", "weight": 400},
+                      {"id": 987654, "path": None, "weight": 7}], j
+' "$tmp/out" "$CG" "$ia" "$ib"
+	t "get --json of an unknown attribute" 1 "fq0: nope: No such file or directory \(unknown attribute\)" "" get fq0 nope --json
+	check "  nothing on stdout" test ! -s "$tmp/out"
 	t "get an unknown attribute" 1 "fq0: nope: No such file or directory \(unknown attribute\)" "" get fq0 nope
 	rm "$CFS/fq0/cgroup_weights"
 	t "get cgroup-weight without the attribute" 1 "has no cgroup_weights attribute" "" get fq0 cgroup-weight
@@ -400,6 +444,226 @@ import json, sys
 f = json.load(open(sys.argv[1], encoding="utf-8"))["flows"]
 assert f[0]["name"] == "a\ufffdb\u00e9\"", f
 ' "$tmp/out"
+	unset FAIRQ_CGROUP
+}
+
+# weights sync against a fake cgroup tree.  A plain file keeps only the
+# last write, so between passes the test writes the table the kernel
+# would hold (set_table); the follower's writes are read from its output,
+# the last write and its state file.
+set_table() {
+	printf '%s\n' "$@" | sed '/^$/d' >"$CFS/fqw/cgroup_weights"
+}
+
+# cg_weight_file REL FILE TEXT: a weight file of cgroup REL
+cg_weight_file() {
+	printf "$3" >"$CG/$1/$2"
+}
+
+test_weights() {
+	local ia ib ic id ie if state=$tmp/run/weights/fqw
+	export FAIRQ_CGROUP=$CG FAIRQ_RUNDIR=$tmp/run
+	rm -rf "$CG"
+	mkdir -p "$CG"
+	touch "$CG/cgroup.controllers"
+	ia=$(fake_cgroup a)
+	ib=$(fake_cgroup b)
+	ic=$(fake_cgroup c)
+	id=$(fake_cgroup c/d)
+	ie=$(fake_cgroup e)
+	if=$(fake_cgroup f)
+	# a: a line for fqw itself (259:0) wins over its default;
+	# b: IOWeight=400; c: a line for the lower disk (254:16);
+	# d: only io.bfq.weight; e: all at 100; f: above fairq's 1000
+	cg_weight_file a io.weight 'default 2000\n259:0 50\n'
+	cg_weight_file b io.weight 'default 400\n'
+	cg_weight_file c io.weight 'default 100\n254:16 250\n8:0 20\n'
+	cg_weight_file c/d io.weight 'default 100\n'
+	cg_weight_file c/d io.bfq.weight 'default 300\n'
+	cg_weight_file e io.weight 'default 100\n'
+	cg_weight_file e io.bfq.weight '100\n'
+	cg_weight_file f io.weight 'default 5000\n'
+	fake_dev fqw 1 /dev/vdb cfq
+	echo cgroup >"$CFS/fqw/classify"
+	: >"$CFS/fqw/cgroup_weights"
+	mkdir -p "$SYS/fqw/slaves/vdb"
+	echo 259:0 >"$SYS/fqw/dev"
+	echo 254:16 >"$SYS/fqw/slaves/vdb/dev"
+	fake_dev fqtg 1 /dev/vdc cfq		# classify tgid: not followed
+	: >"$CFS/fqtg/cgroup_weights"
+
+	t "weights sync --dry-run" 0 "" "" weights sync --dry-run
+	check "  a: its line for the fairq device" grep -qx "fqw: set cgroup-weight $CG/a=50 (io.weight 259:0)" "$tmp/out"
+	check "  b: the default line" grep -qx "fqw: set cgroup-weight $CG/b=400 (io.weight)" "$tmp/out"
+	check "  c: its line for the lower disk" grep -qx "fqw: set cgroup-weight $CG/c=250 (io.weight 254:16)" "$tmp/out"
+	check "  d: io.bfq.weight where io.weight says 100" grep -qx "fqw: set cgroup-weight $CG/c/d=300 (io.bfq.weight)" "$tmp/out"
+	check "  f: 5000 counts as 1000" grep -qx "fqw: set cgroup-weight $CG/f=1000 (io.weight)" "$tmp/out"
+	check "  e (100) and the root: no entry; fqtg: not followed" \
+		test "$(grep -c ': set ' "$tmp/out")" = 5
+	check "  summary" grep -qx "dry run, nothing done: fqw: 7 cgroups, 5 changed, 0 removed, 0 as they were, 0 set by hand, 0 failed" "$tmp/out"
+	check "  nothing written, no state" sh -c "test ! -s '$CFS/fqw/cgroup_weights' && test ! -e '$state'"
+
+	t "weights sync" 0 "" "^fqw: 7 cgroups, 5 changed, " weights sync
+	check "  an entry written (the last: f)" file_is "$CFS/fqw/cgroup_weights" "$if 1000"
+	check "  state: the configfs entry's inode, then the five entries" test \
+		"$(grep -v '^#' "$state")" = "$(printf 'entry %s\n%s 50\n%s 400\n%s 250\n%s 300\n%s 1000' \
+		"$(stat -c %i "$CFS/fqw")" "$ia" "$ib" "$ic" "$id" "$if")"
+	check "  fqtg untouched" test ! -s "$CFS/fqtg/cgroup_weights"
+
+	# the kernel's table now holds the five; a pass changes nothing
+	set_table "$ia 50" "$ib 400" "$ic 250" "$id 300" "$if 1000"
+	t "weights sync again: nothing to do" 0 "" "^fqw: 7 cgroups, 0 changed, 0 removed, 5 as they were, 0 set by hand, 0 failed$" weights sync
+	check "  no write" test "$(wc -l <"$CFS/fqw/cgroup_weights")" = 5
+
+	# a weight set by hand, even equal to the follower's, is the user's
+	t "set cgroup-weight b=400 by hand" 0 "" "" set fqw cgroup-weight b=400
+	check "  b no longer in the follower's state" sh -c "! grep -q '^$ib ' '$state' && grep -q '^$ia 50$' '$state'"
+	set_table "$ia 50" "$ib 400" "$ic 250" "$id 300" "$if 1000"
+	cg_weight_file b io.weight 'default 200\n'
+	t "weights sync: the user's entry wins" 0 "" "^fqw: cgroup-weight $CG/b=400 set by hand, io.weight says 200: left as it is$" weights sync
+	check "  b not written" test "$(wc -l <"$CFS/fqw/cgroup_weights")" = 5
+	check "  counted as set by hand" grep -q ", 1 set by hand, 0 failed$" "$tmp/out"
+	# a user's entry that differs from what the follower wrote
+	set_table "$ia 50" "$ib 400" "$ic 7" "$id 300" "$if 1000"
+	t "weights sync: an entry changed by hand is the user's" 0 "" "c=7 set by hand, io.weight 254:16 says 250" weights sync
+	check "  c dropped from the state" sh -c "! grep -q '^$ic ' '$state'"
+
+	# the override removed: the follower takes over
+	set_table "$ia 50" "$id 300" "$if 1000"
+	t "weights sync: overrides removed" 0 "" "" weights sync
+	check "  b follows io.weight again" grep -qx "fqw: set cgroup-weight $CG/b=200 (io.weight)" "$tmp/out"
+	check "  c too" grep -qx "fqw: set cgroup-weight $CG/c=250 (io.weight 254:16)" "$tmp/out"
+	check "  both in the state" sh -c "grep -qx '$ib 200' '$state' && grep -qx '$ic 250' '$state'"
+
+	# a weight back to 100 and a cgroup removed: their entries go
+	set_table "$ia 50" "$ib 200" "$ic 250" "$id 300" "$if 1000"
+	cg_weight_file c/d io.bfq.weight 'default 100\n'
+	cg_weight_file f io.weight 'default 600\n'
+	rm -r "$CG/a"
+	t "weights sync: changes" 0 "" "" weights sync
+	check "  a gone: removed by id" grep -qx "fqw: remove cgroup-weight $ia (cgroup gone)" "$tmp/out"
+	check "  d at 100: removed" grep -qx "fqw: remove cgroup-weight $CG/c/d (its weight is 100 again)" "$tmp/out"
+	check "  f changed" grep -qx "fqw: set cgroup-weight $CG/f=600 (io.weight, was 1000)" "$tmp/out"
+	check "  state: b, c, f" test "$(grep -cv '^\(#\|entry\)' "$state")" = 3
+
+	# the device removed and made again: the old state is not its
+	set_table "$ib 200" "$ic 250" "$if 600"
+	mv "$CFS/fqw" "$CFS/fqw.old" && mkdir "$CFS/fqw" && cp -p "$CFS/fqw.old"/* "$CFS/fqw/" && rm -r "$CFS/fqw.old"
+	cg_weight_file f io.weight 'default 700\n'
+	t "weights sync: a new device of that name" 0 "" "f=600 set by hand, io.weight says 700" weights sync
+	check "  no write: every entry is the user's" test "$(wc -l <"$CFS/fqw/cgroup_weights")" = 3
+
+	t "weights sync NAME, classify not cgroup" 1 "^fairqctl: fqtg: classify is not cgroup: weights not followed$" "" weights sync fqtg
+	t "weights sync of a missing device" 1 "nosuch: no such fairq device" "" weights sync nosuch
+	rm "$CFS/fqw/cgroup_weights"
+	t "weights sync: a fairq.ko without cgroup weights" 1 "fqw: cgroup_weights: No such file or directory \\(this fairq.ko has no cgroup weights\\)" "" weights sync fqw
+	: >"$CFS/fqw/cgroup_weights"
+	FAIRQ_CONFIGFS=$tmp/none t "weights sync without the module" 1 "fairq module not loaded" "" weights sync
+
+	# --follow: passes until SIGTERM, exit 0; waits for a missing module
+	rm -rf "$tmp/run"
+	set_table
+	"$FAIRQCTL" weights sync --follow --interval 0.2 >"$tmp/fout" 2>"$tmp/ferr" &
+	local pid=$! n=0
+	until [ -s "$tmp/fout" ] || [ "$n" -ge 50 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
+	cg_weight_file b io.weight 'default 300\n'
+	set_table "$ib 200" "$ic 250" "$if 700"
+	sleep 0.6
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	check "weights sync --follow: exit 0 on SIGTERM" test "$rc" = 0
+	check "  its passes wrote b=200, then followed b to 300" sh -c "grep -qx 'fqw: set cgroup-weight $CG/b=200 (io.weight)' '$tmp/fout' &&
+		grep -qx 'fqw: set cgroup-weight $CG/b=300 (io.weight, was 200)' '$tmp/fout'"
+	check "  no summary lines, nothing on stderr" sh -c "! grep -q ' cgroups, ' '$tmp/fout' && test ! -s '$tmp/ferr'"
+	FAIRQ_CONFIGFS=$tmp/none "$FAIRQCTL" weights sync --follow -i 0.1 >"$tmp/fout" 2>"$tmp/ferr" &
+	pid=$!
+	sleep 0.5
+	check "weights sync --follow without the module: keeps waiting" kill -0 "$pid"
+	kill -TERM "$pid"
+	wait "$pid"
+	rc=$?
+	check "  exit 0, silent" sh -c "test '$rc' = 0 && test ! -s '$tmp/fout' && test ! -s '$tmp/ferr'"
+	unset FAIRQ_CGROUP FAIRQ_RUNDIR
+}
+
+# one pass over 10,000 cgroups (100 slices of 99 units, 1 in 100 weighted)
+test_weights_10k() {
+	local root=$tmp/cg10k s u n=0 ms
+	export FAIRQ_CGROUP=$root FAIRQ_RUNDIR=$tmp/run10k
+	mkdir -p "$root"
+	touch "$root/cgroup.controllers"
+	for ((s = 0; s < 100; s++)); do
+		mkdir -p "$root/s$s.slice"
+		printf 'default 100\n' >"$root/s$s.slice/io.weight"
+		(cd "$root/s$s.slice" && mkdir u{0..98}.service) || return
+		for ((u = 0; u < 99; u++)); do
+			if ((u == 7)); then
+				printf 'default %d\n' $((200 + s)) >"$root/s$s.slice/u$u.service/io.weight"
+			else
+				printf 'default 100\n' >"$root/s$s.slice/u$u.service/io.weight"
+			fi
+		done
+	done
+	set_table
+	FAIRQ_WEIGHTS_TIMING=1 t "weights sync over 10,000 cgroups" 0 "pass [0-9.]+ ms" \
+		"^fqw: 10001 cgroups, 100 changed, 0 removed, 0 as they were, 0 set by hand, 0 failed$" weights sync fqw
+	ms=$(sed -n 's/.*pass \([0-9.]*\) ms.*/\1/p' "$tmp/err")
+	echo "     one pass over 10,001 cgroups: ${ms:-?} ms ($(sed -n 's/.*cgroup walk \([0-9.]*\) ms.*/\1/p' "$tmp/err") ms of it the walk)"
+	check "  under 2 s" awk -v m="${ms:-99999}" 'BEGIN { exit !(m < 2000) }'
+	unset FAIRQ_CGROUP FAIRQ_RUNDIR
+}
+
+# comp LINE: complete LINE (the cursor at its end) with packaging's file;
+# the candidates in $tmp/out, one a line
+comp() {
+	(
+		# shellcheck source=../../packaging/fairqctl.bash-completion
+		. "$here/../../packaging/fairqctl.bash-completion"
+		read -ra COMP_WORDS <<<"$1"
+		[[ $1 == *" " ]] && COMP_WORDS+=("")
+		COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
+		_fairqctl
+		printf '%s\n' "${COMPREPLY[@]}"
+	) >"$tmp/out" 2>"$tmp/err"
+}
+
+completes() {
+	[ "$(tr '\n' ' ' <"$tmp/out")" = "$1" ]
+}
+
+test_completion() {
+	rc=0
+	export FAIRQ_CGROUP=$CG
+	check "bash completion: bash -n" bash -n "$here/../../packaging/fairqctl.bash-completion"
+	comp "fairqctl "
+	check "  commands" completes "create list show set get stats top apply weights destroy "
+	comp "fairqctl st"
+	check "  a command's start" completes "stats "
+	comp "fairqctl stats fqt"
+	check "  device names from configfs" completes "fqtg fqtop "
+	comp "fairqctl top fqw -"
+	check "  top's options" completes "--once --interval --rows --help "
+	comp "fairqctl create /dev/null -"
+	check "  create's options" completes "--name --policy --set --help "
+	comp "fairqctl create /dev/null --policy "
+	check "  policies" completes "cfq sfq fifo "
+	comp "fairqctl weights "
+	check "  weights: sync" completes "sync "
+	comp "fairqctl weights sync fqw"
+	check "  weights sync: devices" completes "fqw "
+	comp "fairqctl get fqw cl"
+	check "  get: the device's attributes" completes "classify "
+	comp "fairqctl set fqw dep"
+	check "  set: KEY=" completes "depth= "
+	comp "fairqctl set fqw cg"
+	check "  set: cgroup-weight" completes "cgroup-weight "
+	comp "fairqctl set fqw cgroup-weight $CG/"
+	check "  cgroup-weight: cgroup directories" grep -qx "$CG/b" "$tmp/out"
+	check "  nothing on stderr" test ! -s "$tmp/err"
 	unset FAIRQ_CGROUP
 }
 
@@ -577,7 +841,7 @@ test_top() {
 	check "  the idle flow: no reads, no mean wait" grep -qE "^1300 +dd +idle/7 +1 +0\.0 +0\.00 +3 +1 +- +4\.57$" "$tmp/out"
 	check "  fio above dd" test "$(sed -n '/^KEY/{n;p}' "$tmp/out" | cut -d' ' -f1)" = 1234
 	stats_fifo "$tmp/s1" "$tmp/s2"
-	FAIRQ_PROC=$tmp/proc t "top --once -n 1" 0 "" "" top fqtop --once -i 0.2 -n 1
+	FAIRQ_PROC=$tmp/proc t "top --once -r 1" 0 "" "" top fqtop --once -i 0.2 -r 1
 	wait "$FIFO_PID"
 	check "  one row" test "$(sed -n '/^KEY/,$p' "$tmp/out" | wc -l)" = 2
 	# a fixed depth, and a fairq.ko without the depth and cost keys
@@ -593,7 +857,8 @@ test_top() {
 	wait "$FIFO_PID"
 	check "  no depth or cost line" sh -c "! grep -qE '^(depth|cost):' '$tmp/out'"
 	t "top --interval 0" 2 "want 0.1..3600 seconds" "" top fqtop --interval 0
-	t "top -n x" 2 "want 1..1000 rows" "" top fqtop -n x
+	t "top -r x" 2 "^fairqctl: --rows 'x': want 1..1000 rows" "" top fqtop -r x
+	t "top --rows 0" 2 "want 1..1000 rows" "" top fqtop --rows 0
 	t "top --once outside top" 2 "option --once is not valid here" "" stats fqtop --once
 	t "top of a powered-off device" 1 "fqoff: not powered on" "" top fqoff --once
 }
@@ -630,6 +895,9 @@ main() {
 		skip "fairqtab and apply: cannot make block device nodes (not root?)"
 	fi
 	test_top
+	test_weights
+	test_weights_10k
+	test_completion
 	test_man
 	summary
 }
