@@ -6,6 +6,8 @@
 #  - dpkg-deb -I/-c: fields, dependencies, conffiles, maintainer scripts,
 #    every file in place (the module source equal to the tree's);
 #  - lintian: no tag left that is not overridden;
+#  - both units under systemd-analyze verify, their commands run by the
+#    packaged fairqctl; the bash completion sourced and run;
 #  - dpkg --root=SCRATCH --unpack installs both into a scratch root (a
 #    real dpkg database there: status, file lists, conffiles, md5sums);
 #    --unpack stops before the postinst, which would run dkms on the host;
@@ -87,13 +89,21 @@ check "fairq-tools: Depends libc6 and libaio1 ($deps)" \
 	sh -c 'echo "$1" | grep -q "libc6 (>= " && echo "$1" | grep -q "libaio1"' sh "$deps"
 check "fairq-tools: conffiles = /etc/fairq/fairqtab" \
 	test "$(cat "$scratch/ctl-tools/conffiles")" = /etc/fairq/fairqtab
-check "fairq-tools: postinst enables fairq.service (deb-systemd-helper)" \
-	grep -q 'deb-systemd-helper enable fairq.service' "$scratch/ctl-tools/postinst"
+check "fairq-tools: postinst enables fairq.service and fairq-weights.service (deb-systemd-helper)" \
+	sh -c 'grep -q "for unit in fairq.service fairq-weights.service; do" "$1" &&
+	       grep -q "deb-systemd-helper enable \"\$unit\"" "$1"' sh "$scratch/ctl-tools/postinst"
+check "fairq-tools: postinst (re)starts fairq-weights.service, not fairq.service" \
+	sh -c 'grep -q "deb-systemd-invoke restart fairq-weights.service" "$1" &&
+	       ! grep -q "deb-systemd-invoke [a-z-]* fairq.service" "$1"' sh "$scratch/ctl-tools/postinst"
+check "fairq-tools: prerm stops fairq-weights.service, then fairq.service" \
+	test "$(grep -o 'deb-systemd-invoke stop [a-z.-]*' "$scratch/ctl-tools/prerm" | tr '\n' ,)" = \
+	"deb-systemd-invoke stop fairq-weights.service,deb-systemd-invoke stop fairq.service,"
 
 # --- fairq-tools: contents ------------------------------------------------------
 listing "$tools_deb" >"$scratch/tools.list"
 want="-rwxr-xr-x:usr/sbin/fairqctl -rwxr-xr-x:usr/sbin/fairq-nbd
--rw-r--r--:lib/systemd/system/fairq.service -rw-r--r--:etc/fairq/fairqtab
+-rw-r--r--:lib/systemd/system/fairq.service -rw-r--r--:lib/systemd/system/fairq-weights.service
+-rw-r--r--:usr/share/bash-completion/completions/fairqctl -rw-r--r--:etc/fairq/fairqtab
 -rw-r--r--:usr/share/doc/fairq-tools/copyright
 -rw-r--r--:usr/share/doc/fairq-tools/changelog.Debian.gz"
 for m in "$top"/man/*.[0-9]; do
@@ -103,7 +113,7 @@ missing=""
 for f in $want; do
 	grep -q -- "^${f%%:*} ${f#*:}\$" "$scratch/tools.list" || missing="$missing $f"
 done
-check "fairq-tools: $(echo "$want" | wc -w) files with their modes (binaries, unit, conffile, every man page)${missing:+; missing:$missing}" \
+check "fairq-tools: $(echo "$want" | wc -w) files with their modes (binaries, units, completion, conffile, every man page)${missing:+; missing:$missing}" \
 	test -z "$missing"
 
 # --- lintian -------------------------------------------------------------------
@@ -147,20 +157,21 @@ tab="$root/etc/fairq/fairqtab.dpkg-new"
 check "fairqtab: unpacked as fairqtab.dpkg-new (configure puts it in place)" test -f "$tab"
 check "fairqtab: comments and blank lines only" \
 	sh -c 'test -s "$1" && ! grep -qv "^\(#.*\)\?$" "$1"' sh "$tab"
-# the unit as systemd reads it: its commands exist in the scratch root, its
-# Documentation= pages are installed there
+# the units as systemd reads them: their commands exist in the scratch
+# root, their Documentation= pages are installed there; the targets a unit
+# with default dependencies is ordered against (sysinit.target, ...) come
+# from the host, the scratch root having no systemd of its own
+cp -n /lib/systemd/system/*.target "$root/lib/systemd/system/" 2>/dev/null
+for unit in /lib/systemd/system/fairq.service /lib/systemd/system/fairq-weights.service; do
+	MANPATH="$root/usr/share/man" systemd-analyze --root="$root" verify "$unit" >"$scratch/verify.log" 2>&1
+	if [ -s "$scratch/verify.log" ]; then
+		fail "systemd-analyze verify $unit:"
+		sed 's/^/    /' "$scratch/verify.log"
+	else
+		ok "systemd-analyze verify $unit: clean"
+	fi
+done
 unit=/lib/systemd/system/fairq.service
-MANPATH="$root/usr/share/man" systemd-analyze --root="$root" verify "$unit" >"$scratch/verify.log" 2>&1
-if [ ! -f "$top/man/fairqtab.5" ]; then
-	grep -q "fairqtab(5)" "$scratch/verify.log" && skip "fairq.service: man/fairqtab.5 is not written yet"
-	sed -i '/fairqtab(5)/d' "$scratch/verify.log"
-fi
-if [ -s "$scratch/verify.log" ]; then
-	fail "systemd-analyze verify $unit:"
-	sed 's/^/    /' "$scratch/verify.log"
-else
-	ok "systemd-analyze verify $unit: clean"
-fi
 check "fairq.service: oneshot, RemainAfterExit, DefaultDependencies=no, Before=local-fs.target" \
 	sh -c 'grep -qx Type=oneshot "$1" && grep -qx RemainAfterExit=yes "$1" &&
 	       grep -qx DefaultDependencies=no "$1" && grep -q "^Before=local-fs.target" "$1"' sh "$root$unit"
@@ -175,6 +186,30 @@ for cmd in "$(sed -n 's/^ExecStart=//p' "$root$unit")" "$(sed -n 's/^ExecStop=//
 	check "fairq.service: '$cmd' on the installed fairqtab: exit $rc, '$o'" \
 		sh -c '[ "$1" = 0 ] && echo "$2" | grep -q "nothing to do"' sh "$rc" "$o"
 done
+# fairq-weights.service: after fairq.service, wanted by multi-user.target,
+# its state directory kept across restarts; its ExecStart on the packaged
+# fairqctl without the module (an absent configfs stand-in) waits, and
+# ends with exit 0 on SIGTERM
+wunit=$root/lib/systemd/system/fairq-weights.service
+check "fairq-weights.service: After=fairq.service, WantedBy=multi-user.target, RuntimeDirectoryPreserve=yes" \
+	sh -c 'grep -q "^After=fairq.service" "$1" && grep -qx WantedBy=multi-user.target "$1" &&
+	       grep -qx RuntimeDirectory=fairq "$1" && grep -qx RuntimeDirectoryPreserve=yes "$1"' sh "$wunit"
+cmd=$(sed -n 's/^ExecStart=//p' "$wunit")
+# shellcheck disable=SC2086
+set -- $cmd
+FAIRQ_CONFIGFS="$scratch/no-configfs" FAIRQ_RUNDIR="$scratch/run" \
+	timeout --preserve-status -s TERM 1 "$root$1" "${@:2}" >"$scratch/follow.out" 2>&1
+rc=$?
+check "fairq-weights.service: '$cmd' without the module: runs until SIGTERM, exit $rc, '$(cat "$scratch/follow.out")'" \
+	sh -c '[ "$1" = 0 ] && [ ! -s "$2" ]' sh "$rc" "$scratch/follow.out"
+# the bash completion: packaging's file, and it completes fairqctl
+comp=$root/usr/share/bash-completion/completions/fairqctl
+check "bash completion: packaging/fairqctl.bash-completion, bash -n" \
+	sh -c 'cmp -s "$1" "$2" && bash -n "$2"' sh "$top/packaging/fairqctl.bash-completion" "$comp"
+check "bash completion: sourced, it completes fairqctl (commands)" \
+	test "$(bash -c '. "$1"; complete -p fairqctl; COMP_WORDS=(fairqctl w); COMP_CWORD=1; _fairqctl; echo "${COMPREPLY[*]}"' sh "$comp")" = \
+	"complete -F _fairqctl fairqctl
+weights"
 check "packaged fairqctl --version says $version" \
 	grep -q "$version" <("$root/usr/sbin/fairqctl" --version)
 check "packaged fairq-nbd --version says $version" \
