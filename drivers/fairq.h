@@ -164,6 +164,7 @@ struct fairq_io {
 	bool acct;
 	bool sched;			/* fq_sched_complete() is owed at endio */
 	bool pass;			/* went down by pass-through: rq.bytes counted */
+	bool traced;			/* ... with rq filled in for its trace events */
 	struct fq_req rq;
 	struct bio clone;
 };

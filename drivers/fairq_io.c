@@ -57,6 +57,7 @@
  * meanwhile, never let one more in.
  */
 #include "fairq.h"
+#include "fairq_trace.h"
 
 #include <linux/blk-cgroup.h>
 #include <linux/cgroup.h>
@@ -225,6 +226,7 @@ static void fairq_collect(struct fairq_dev *fd, u64 now_ns, struct bio_list *lis
 	while ((rq = fq_sched_dispatch(fd->fqs, now_ns))) {
 		struct fairq_io *fio = container_of(rq, struct fairq_io, rq);
 
+		trace_fairq_dispatch(fd, rq);
 		fd->nr_queued--;
 		fd->nr_inflight++;
 		bio_list_add(list, &fio->clone);
@@ -370,11 +372,17 @@ static void fairq_pass_put(struct fairq_dev *fd)
 	spin_unlock_irqrestore(&fd->lock, flags);
 }
 
-/* A pass-through clone completed: count it, then give its slot back. */
+/*
+ * A pass-through clone completed: count it, then give its slot back.  Its
+ * event only if it was traced when it went down (fairq_pass_trace()).
+ */
 static void fairq_pass_done(struct fairq_io *fio, blk_status_t status)
 {
 	struct fairq_dev *fd = fio->fd;
 
+	if (trace_fairq_complete_enabled() && fio->traced)
+		trace_fairq_complete(fd, &fio->rq, ktime_get_ns(),
+				     blk_status_to_errno(status), true);
 	this_cpu_inc(fd->pass_pcpu->done_reqs);
 	this_cpu_add(fd->pass_pcpu->done_bytes, fio->rq.bytes);
 	if (unlikely(status))
@@ -391,6 +399,7 @@ static void fairq_clone_endio(struct bio *clone)
 
 	orig->bi_status = clone->bi_status;
 	if (fio->sched) {
+		int error = blk_status_to_errno(clone->bi_status);
 		u64 now_ns;
 
 		spin_lock_irqsave(&fd->lock, flags);
@@ -401,8 +410,9 @@ static void fairq_clone_endio(struct bio *clone)
 		 */
 		if (fd->pass)
 			fairq_pass_sync(fd, READ_ONCE(fd->pass_used), now_ns);
-		fq_sched_complete(fd->fqs, &fio->rq,
-				  blk_status_to_errno(clone->bi_status), now_ns);
+		/* before the core's own events this completion causes */
+		trace_fairq_complete(fd, &fio->rq, now_ns, error, false);
+		fq_sched_complete(fd->fqs, &fio->rq, error, now_ns);
 		fd->nr_inflight--;
 		atomic_dec(&fd->slots);
 		fairq_slot_freed(fd, now_ns);
@@ -497,6 +507,22 @@ static void fairq_fill_req(struct fairq_dev *fd, struct bio *bio, struct fq_req 
 	class = IOPRIO_PRIO_CLASS(prio);
 	if (class != IOPRIO_CLASS_NONE)
 		rq->ioprio = FQ_IOPRIO(class, IOPRIO_PRIO_DATA(prio));
+}
+
+/*
+ * A bio that passes is neither classified nor timed: while its queue or
+ * complete event is on, it is, for the events alone (the core never sees
+ * this rq).  Went down now: no wait in fairq.
+ */
+static void fairq_pass_trace(struct fairq_io *fio, struct bio *bio)
+{
+	struct fq_req *rq = &fio->rq;
+
+	fairq_fill_req(fio->fd, bio, rq);
+	rq->enqueue_ns = ktime_get_ns();
+	rq->dispatch_ns = rq->enqueue_ns;
+	fio->traced = true;
+	trace_fairq_queue(fio->fd, rq, true);
 }
 
 /*
@@ -635,6 +661,8 @@ static void fairq_enqueue(struct fairq_dev *fd, struct fairq_io *fio)
 	now_ns = ktime_get_ns();
 	/* after any wait: the core may have emptied and pass-through resumed */
 	fairq_pass_stop(fd, now_ns);
+	/* before the core's own events this bio causes (a boost's start) */
+	trace_fairq_queue(fd, &fio->rq, false);
 	fq_sched_enqueue(fd->fqs, &fio->rq, now_ns);
 	fairq_table_check(fd);
 	fd->nr_queued++;
@@ -695,6 +723,7 @@ void fairq_submit_bio(struct bio *bio)
 	fio->fd = fd;
 	fio->sched = false;
 	fio->pass = false;
+	fio->traced = false;
 	fio->acct = blk_queue_io_stat(bio->bi_bdev->bd_disk->queue);
 	if (fio->acct)
 		fio->start = bio_start_io_acct(bio);
@@ -708,6 +737,8 @@ void fairq_submit_bio(struct bio *bio)
 	}
 	if (fairq_pass_get(fd, bio)) {
 		fio->pass = true;
+		if (trace_fairq_queue_enabled() || trace_fairq_complete_enabled())
+			fairq_pass_trace(fio, bio);
 		/* as the core would count it (fq_rq_bytes()) */
 		fio->rq.bytes = bio_has_data(bio) ? bio->bi_iter.bi_size : FQ_NODATA_BYTES;
 		this_cpu_inc(fd->pass_pcpu->reqs);
