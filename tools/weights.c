@@ -699,15 +699,16 @@ static void __attribute__((format(printf, 4, 5)))
 note(const struct fairqctl_control *ctl, struct follow_memo *memo, bool err,
      const char *fmt, ...)
 {
-	char msg[PATH_MAX + 256];
+	char msg[PATH_MAX + 256], key[PATH_MAX + 300];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (err) {
-		if (!memo_seen(memo, msg))
-			warnx("%s: %s", ctl->name, msg);
+		snprintf(key, sizeof(key), "%s: %s", ctl->name, msg);
+		if (!memo_seen(memo, key))
+			warnx("%s", key);
 		return;
 	}
 	printf("%s: %s\n", ctl->name, msg);
@@ -723,7 +724,7 @@ static int sync_device(struct fairqctl_control *ctl, const struct fqdev *d,
 		       struct pass_count *pc)
 {
 	struct cgroup_weight *have = NULL, *mine = NULL, *next;
-	char src[64];
+	char src[64], key[PATH_MAX + 64];
 	int i, nhave, nmine, nnext = 0, cur, rc, ret = 0;
 	unsigned int w;
 
@@ -804,7 +805,8 @@ static int sync_device(struct fairqctl_control *ctl, const struct fqdev *d,
 		if (cur >= 0) {
 			/* the user's entry wins; said once while it lasts */
 			pc->user++;
-			if (cur != (int)w && !memo_seen(memo, c->path))
+			snprintf(key, sizeof(key), "%s: %s=%d, %u", ctl->name, c->path, cur, w);
+			if (cur != (int)w && !memo_seen(memo, key))
 				note(ctl, NULL, false, "cgroup-weight %s=%d set by hand, %s says %u: left as it is",
 				     c->path, cur, src, w);
 			continue;
@@ -837,6 +839,8 @@ static const char *not_followed(struct fairqctl_control *ctl)
 	char *val;
 	bool ok;
 
+	if (!entry_exists(ctl))
+		return "no such fairq device";
 	if (read_attr(ctl, ROOT_CONFIGFS, "power", &val))
 		return "no power attribute";
 	ok = strcmp(val, "1") == 0;

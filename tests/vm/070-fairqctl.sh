@@ -1,7 +1,8 @@
 #!/bin/bash
 # fairqctl against the real fairq.ko: every subcommand (create with an
-# automatic name and with --name/--policy/--set, list, show, set, stats
-# and --json, destroy), what each prints, its exit status (0 ok, 1 the
+# automatic name and with --name/--policy/--set, list and --json, show,
+# set, get --json, stats and --json, destroy), what each prints, its exit
+# status (0 ok, 1 the
 # kernel refused, 2 usage) and that each error message names the device
 # and the attribute, as fairqctl(8) says.  A create that
 # fails part-way must leave no configfs entry behind; destroy of an open
@@ -64,7 +65,8 @@ test_usage() {
 	fq show;                        expect 2 "missing argument"
 	fq set fairq0;                  expect 2 "missing argument"
 	fq set fairq0 quantum;          expect 2 "expected KEY=VALUE"
-	fq list --json;                 expect 2 "not valid"
+	fq show fairq0 --json;          expect 2 "show: option --json is not valid here"
+	fq top fairq0 -n 5;             expect 2 "top: option --name is not valid here"
 	fq stats fairq0 --bogus;        expect 2
 	fq show Bad/Name;               expect 2 "invalid device name"
 	fq --help;                      expect 0
@@ -101,6 +103,11 @@ test_list_show() {
 	fq list;                        expect 0
 	[ "$OUT" = "$(printf 'fairq0 /dev/vdb 1 cfq\nfqoff - 0 cfq\nfqtest /dev/vdc 1 sfq')" ] ||
 		fatal "$LAST printed: $OUT"
+	fq list --json;                 expect 0
+	out_has '^  "format": 1,$'
+	out_has '^    \{"name": "fairq0", "backing": "/dev/vdb", "power": 1, "policy": "cfq"\},$'
+	out_has '^    \{"name": "fqoff", "backing": null, "power": 0, "policy": "cfq"\},$'
+	out_has '^    \{"name": "fqtest", "backing": "/dev/vdc", "power": 1, "policy": "sfq"\}$'
 
 	fq show fairq0;                 expect 0
 	out_has "^backing /dev/vdb$"
@@ -124,6 +131,12 @@ test_set() {
 	attr_is /sys/block/fairq0/fairq/depth 8
 	fq show fairq0;                 expect 0
 	out_has "^quantum 4$"
+	fq get fairq0 quantum --json;   expect 0
+	out_has '^  "device": "fairq0",$'
+	out_has '^  "key": "quantum",$'
+	out_has '^  "value": 4$'
+	fq get fairq0 policy -j;        expect 0
+	out_has '^  "value": "cfq"$'
 	fq set fairq0 policy=fifo;      expect 0
 	attr_is /sys/block/fairq0/fairq/policy fifo
 

@@ -5,9 +5,11 @@
 # (jq) with the documented members and types, and its totals agree
 # with the text stats: at rest every value equal (and numbers typed as
 # numbers), under fio every value the text reads before and after it
-# agree on.  With a fairq.ko that has cgroup_weights: set, get
-# (the path resolved back), remove, the errno messages, and the weights
-# in the JSON.  Lower disk: /dev/vdb behind dm-delay (20 ms).
+# agree on; list --json and get --json (jq: members, types, the values
+# the text forms print).  With a fairq.ko that has cgroup_weights: set,
+# get (the path resolved back, and --json), remove, the errno messages,
+# and the weights in the JSON.  Lower disk: /dev/vdb behind dm-delay
+# (20 ms).
 DESCRIPTION="fairqctl top --once and stats --json under fio; cgroup-weight set/get"
 TIMEOUT=300
 # shellcheck source=rc
@@ -58,8 +60,8 @@ test_top() {
 	total=$(sed -n 's/^total: \([0-9.]*\) IOPS.*/\1/p' top.out)
 	awk -v v="$total" 'BEGIN { exit !(v > 0) }' || fatal "top: total IOPS is '$total'"
 
-	fairqctl top fqt --once --interval 0.5 -n 1 >top1.out || fatal "top -n 1"
-	[ "$(sed -n '/^KEY/,$p' top1.out | wc -l)" = 2 ] || fatal "top -n 1: not one row"
+	fairqctl top fqt --once --interval 0.5 -r 1 >top1.out || fatal "top -r 1"
+	[ "$(sed -n '/^KEY/,$p' top1.out | wc -l)" = 2 ] || fatal "top -r 1: not one row"
 }
 
 test_json() {
@@ -153,6 +155,26 @@ test_json_idle() {
 	log "stats --json at rest: $(wc -l <idle.tot) totals equal to the text stats ($(grep -E '^(done_reqs|done_bytes) ' idle.txt | tr '\n' ' '))"
 }
 
+# list --json and get --json: the values of the text forms, typed
+test_list_get_json() {
+	local key text
+	fairqctl list >list.txt || fatal "list: exit $?"
+	fairqctl list --json >list.json || fatal "list --json: exit $?"
+	jq -e --arg b "$(cut -d' ' -f2 list.txt)" '.format == 1 and (.devices | length) == 1
+	       and .devices[0] == {"name": "fqt", "backing": $b, "power": 1, "policy": "cfq"}' \
+		list.json >/dev/null || fatal "list --json: $(jq -c . list.json); list: $(cat list.txt)"
+	for key in depth quantum policy classify fairness max_flows; do
+		text=$(fairqctl get fqt $key) || fatal "get fqt $key: exit $?"
+		fairqctl get fqt $key --json >get.json || fatal "get fqt $key --json: exit $?"
+		jq -e --arg k $key --arg v "$text" '.format == 1 and .device == "fqt" and .key == $k
+		       and (.value | tostring) == $v
+		       and ((.value | type) == (if ($k == "policy" or $k == "classify" or ($v | test("^[0-9]+$") | not))
+		                                then "string" else "number" end))' get.json >/dev/null ||
+			fatal "get fqt $key --json: $(jq -c . get.json), text '$text'"
+	done
+	log "list --json and get --json: as the text forms, typed"
+}
+
 test_cgroup_weight() {
 	if [ ! -e "$CFS/fqt/cgroup_weights" ]; then
 		log "fairq.ko has no cgroup_weights: cgroup-weight not tested"
@@ -169,6 +191,10 @@ test_cgroup_weight() {
 	fairqctl stats fqt --json >w.json || fatal "stats --json"
 	jq -e --arg p "$cg" '.cgroup_weights == [{"id": .cgroup_weights[0].id, "path": $p, "weight": 300}]' \
 		w.json >/dev/null || fatal "stats --json cgroup_weights: $(jq -c .cgroup_weights w.json)"
+	fairqctl get fqt cgroup-weight --json >gw.json || fatal "get cgroup-weight --json"
+	jq -e --arg p "$cg" --argjson id "$(stat -c %i "$cg")" '.key == "cgroup-weight"
+	       and .value == [{"id": $id, "path": $p, "weight": 300}]' gw.json >/dev/null ||
+		fatal "get cgroup-weight --json: $(jq -c . gw.json)"
 	fairqctl set fqt cgroup-weight fqctl-test=1001 2>err && fatal "weight 1001 accepted"
 	grep -q "weight must be 0..1000" err || fatal "weight 1001: $(cat err)"
 	fairqctl set fqt cgroup-weight fqctl-test=0 || fatal "remove the weight"
@@ -199,6 +225,7 @@ main() {
 	test_json
 	stop_fio
 	test_json_idle
+	test_list_get_json
 	test_cgroup_weight
 	log "top/json: all checks passed"
 }

@@ -455,9 +455,9 @@ set_table() {
 	printf '%s\n' "$@" | sed '/^$/d' >"$CFS/fqw/cgroup_weights"
 }
 
-# cg_weight_file REL FILE TEXT: a weight file of cgroup REL
+# cg_weight_file REL FILE TEXT: a weight file of cgroup REL (\n in TEXT)
 cg_weight_file() {
-	printf "$3" >"$CG/$1/$2"
+	printf '%b' "$3" >"$CG/$1/$2"
 }
 
 test_weights() {
@@ -505,6 +505,7 @@ test_weights() {
 
 	t "weights sync" 0 "" "^fqw: 7 cgroups, 5 changed, " weights sync
 	check "  an entry written (the last: f)" file_is "$CFS/fqw/cgroup_weights" "$if 1000"
+	check "  none for e" sh -c "! grep -q '^$ie ' '$state'"
 	check "  state: the configfs entry's inode, then the five entries" test \
 		"$(grep -v '^#' "$state")" = "$(printf 'entry %s\n%s 50\n%s 400\n%s 250\n%s 300\n%s 1000' \
 		"$(stat -c %i "$CFS/fqw")" "$ia" "$ib" "$ic" "$id" "$if")"
