@@ -934,8 +934,12 @@ static int sync_pass(struct fairqctl_control *ctl, const char *only,
 		if (!only)
 			drop_stale(ctl, names, n);
 	}
-	if (!ndev)
+	if (!ndev) {
+		if (!memo && !only)
+			printf("%sno powered device with classify=cgroup: nothing to follow\n",
+			       ctl->dry_run ? "dry run, nothing done: " : "");
 		goto out;
+	}
 	t0 = now_s();
 	if (walk_cgroups(ctl, &s)) {
 		ret = -1;

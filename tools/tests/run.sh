@@ -555,6 +555,9 @@ test_weights() {
 	check "  no write: every entry is the user's" test "$(wc -l <"$CFS/fqw/cgroup_weights")" = 3
 
 	t "weights sync NAME, classify not cgroup" 1 "^fairqctl: fqtg: classify is not cgroup: weights not followed$" "" weights sync fqtg
+	echo tgid >"$CFS/fqw/classify"
+	t "weights sync, no device to follow" 0 "" "^no powered device with classify=cgroup: nothing to follow$" weights sync
+	echo cgroup >"$CFS/fqw/classify"
 	t "weights sync of a missing device" 1 "nosuch: no such fairq device" "" weights sync nosuch
 	rm "$CFS/fqw/cgroup_weights"
 	t "weights sync: a fairq.ko without cgroup weights" 1 "fqw: cgroup_weights: No such file or directory \\(this fairq.ko has no cgroup weights\\)" "" weights sync fqw
