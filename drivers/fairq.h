@@ -89,6 +89,8 @@ struct fairq_dev {
 	char name[DISK_NAME_LEN];	/* configfs name = disk name */
 	char *backing;			/* lower path or NULL; written under cfg_lock and tun_lock */
 	bool dead;			/* rmdir'ed; cfg_lock */
+	/* on fairq_trace.c's list, mkdir to release: events name the device */
+	struct list_head trace_node;
 	struct mutex cfg_lock;
 	int classify;			/* enum fairq_classify; READ_ONCE on the I/O path */
 
@@ -205,6 +207,10 @@ void fairq_pass_figures(struct fairq_dev *fd, struct fairq_pass_figs *pf);
 ssize_t fairq_attr_show(struct fairq_dev *fd, const char *name, char *page);
 int fairq_attr_store(struct fairq_dev *fd, const char *name, const char *buf);
 const char *fairq_classify_name(int classify);
+
+/* fairq_trace.c */
+void fairq_trace_add(struct fairq_dev *fd);
+void fairq_trace_del(struct fairq_dev *fd);
 
 /* fairq_cgweights.c */
 void fairq_cgw_init(struct fairq_cgw *t);

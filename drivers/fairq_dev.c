@@ -68,6 +68,7 @@ struct fairq_dev *fairq_dev_alloc(const char *name)
 	mutex_init(&fd->tun_lock);
 	fairq_cgw_init(&fd->cgw);
 	fairq_lower_init(fd);
+	fairq_trace_add(fd);
 	return fd;
 
 out_sched:
@@ -82,6 +83,7 @@ void fairq_dev_free(struct fairq_dev *fd)
 {
 	if (WARN_ON_ONCE(fd->disk))
 		return;
+	fairq_trace_del(fd);
 	fairq_io_exit(fd);
 	fq_sched_destroy(fd->fqs);
 	kfree(fd->backing);

@@ -247,8 +247,12 @@ void fq_antic_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 		return;
 	if (rq->flags & FQ_REQ_SYNC)
 		fqf->done_ns = now_ns ? now_ns : 1;
-	if (fqs->antic == fqf)
-		fqf->antic_until = now_ns + fq_antic_window(fqs, fqf);
+	if (fqs->antic == fqf) {
+		u64 w = fq_antic_window(fqs, fqf);
+
+		fqf->antic_until = now_ns + w;
+		fq_env_trace_antic(fqs, fqf->key, w);
+	}
 }
 
 /* How long to wait for @fqf's next request [ns]; 0 = do not wait. */

@@ -78,15 +78,21 @@ void fq_boost_new(struct fq_sched *fqs, struct fq_flow *fqf)
 		return;
 	fqf->boost_until = fqs->now_ns + (u64)fqs->boost_ms * 1000000;
 	fqs->st.boost_starts++;
+	fq_env_trace_boost_start(fqs, fqf->key);
 }
 
-/* End @fqf's boost; @why is the stats counter of the reason. */
-static void fq_boost_stop(struct fq_flow *fqf, u64 *why)
+/*
+ * End @fqf's boost for reason @why (enum fq_boost_end); @count is the
+ * stats counter of that reason.
+ */
+static void fq_boost_stop(struct fq_sched *fqs, struct fq_flow *fqf,
+			  u64 *count, enum fq_boost_end why)
 {
 	fqf->boost_until = 0;
 	fqf->flags &= ~FQ_FF_LANE;
 	fq_list_del(&fqf->boost_link);
-	(*why)++;
+	(*count)++;
+	fq_env_trace_boost_end(fqs, fqf->key, why, fqf->boost_reqs);
 }
 
 /*
@@ -101,15 +107,16 @@ void fq_boost_check(struct fq_sched *fqs, struct fq_flow *fqf,
 	if (!fqf->boost_until)
 		return;
 	if (!fq_flow_boosted(fqs, fqf))
-		fq_boost_stop(fqf, &st->boost_end_time);
+		fq_boost_stop(fqs, fqf, &st->boost_end_time, FQ_BOOST_END_TIME);
 	else if (!(rq->flags & FQ_REQ_SYNC) || (rq->flags & FQ_REQ_WRITE))
-		fq_boost_stop(fqf, &st->boost_end_kind);
+		fq_boost_stop(fqs, fqf, &st->boost_end_kind, FQ_BOOST_END_KIND);
 	else if (rq->bytes > FQ_BOOST_MAX_BYTES)
-		fq_boost_stop(fqf, &st->boost_end_size);
+		fq_boost_stop(fqs, fqf, &st->boost_end_size, FQ_BOOST_END_SIZE);
 	else if (!(rq->flags & FQ_REQ_RAHEAD) &&
 		 fqf->nr_queued + fqf->nr_batch - fqf->nr_ra + fqf->inflight -
 		 fqf->ra_inflight > FQ_BOOST_MAX_REQS)
-		fq_boost_stop(fqf, &st->boost_end_depth);
+		fq_boost_stop(fqs, fqf, &st->boost_end_depth,
+			      FQ_BOOST_END_DEPTH);
 }
 
 /* @fqf just became busy in its class (fq_drr_place()). */
@@ -150,7 +157,8 @@ struct fq_flow *fq_boost_first(struct fq_sched *fqs, struct fq_classq *cq)
 		fqf = fq_entry(cq->boost.next, struct fq_flow, boost_link);
 		if (fq_flow_boosted(fqs, fqf))
 			return fqf;
-		fq_boost_stop(fqf, &fqs->st.boost_end_time);
+		fq_boost_stop(fqs, fqf, &fqs->st.boost_end_time,
+			      FQ_BOOST_END_TIME);
 	}
 	return NULL;
 }
@@ -167,6 +175,8 @@ void fq_boost_spend(struct fq_sched *fqs, struct fq_classq *cq,
 		/* the last one it gets: its budget is spent */
 		fqf->boost_until = 0;
 		fqs->st.boost_end_budget++;
+		fq_env_trace_boost_end(fqs, fqf->key, FQ_BOOST_END_BUDGET,
+				       fqf->boost_reqs);
 		return;
 	}
 	fq_list_add_tail(&fqf->boost_link, &cq->boost);

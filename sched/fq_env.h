@@ -6,9 +6,9 @@
  * __KERNEL__) and into host programs (unit tests, fuzzer, simulator, the
  * NBD server's --fair mode).  This header maps the few things the core
  * needs -- fixed-width types, errno values, zeroed allocation for setup
- * paths, a 64-bit hash and WARN_ON_ONCE -- to the kernel or to libc.  No
- * algorithm file includes anything else, and no algorithm file tests
- * __KERNEL__ itself.
+ * paths, a 64-bit hash, WARN_ON_ONCE and the trace hooks -- to the kernel
+ * or to libc.  No algorithm file includes anything else, and no algorithm
+ * file tests __KERNEL__ itself.
  *
  * Allocation that may sleep (fq_zalloc()) happens only in
  * fq_sched_create(), and when the caller grows the flow table
@@ -16,9 +16,59 @@
  * one thing allocated on the enqueue path, under that lock:
  * fq_env_flow_alloc() must not sleep, and may fail (the core then
  * reclaims a drained flow, or uses the overflow flow).
+ *
+ * Trace hooks: the core reports three kinds of decision to its
+ * environment as it makes them, with the instance @fqs (for the
+ * environment to tell its devices apart), under the caller's lock:
+ *
+ *   fq_env_trace_depth(fqs, from, to, why)   depth_now, the requests in
+ *	flight below at most, was set from @from to @to for reason @why
+ *	(enum fq_depth_why).  @from == @to when nothing changed, and @from
+ *	is 0 while fq_sched_create() makes @fqs: the hook ignores both
+ *	(comparing costs the core nothing while no one listens).
+ *   fq_env_trace_boost_start(fqs, key)        the flow of @key was boosted
+ *	(fq_boost.c)
+ *   fq_env_trace_boost_end(fqs, key, why, served)   its boost ended for
+ *	reason @why (enum fq_boost_end) after serving @served requests
+ *   fq_env_trace_antic(fqs, key, wait_ns)     the flow of @key, the one
+ *	anticipation waits for, drained: its turn is kept for at most
+ *	@wait_ns (fq_antic.c).  0 when that window closed at once, which
+ *	the hook ignores.
+ *
+ * fairq.ko maps them to its trace events (drivers/fairq_trace.h), static
+ * keys that cost a no-op while the events are off; host programs to
+ * nothing.  A hook must not sleep, fail or call back into the core.
  */
 #ifndef FQ_ENV_H
 #define FQ_ENV_H
+
+/*
+ * Why depth_now changed (fq_env_trace_depth()): a number written to the
+ * depth tunable (SET); depth=auto (re)started at its seed: at power-on,
+ * "auto" written, a lower depth_max (START); and the controller's moves
+ * (fq_depth.h): one it tries, a step of its search (TRY), or back to the
+ * depth it holds (HOLD).
+ */
+enum fq_depth_why {
+	FQ_DEPTH_WHY_SET,
+	FQ_DEPTH_WHY_START,
+	FQ_DEPTH_WHY_TRY,
+	FQ_DEPTH_WHY_HOLD,
+};
+
+/*
+ * Why a boost ended (fq_env_trace_boost_end()), one per stats counter
+ * boost_end_*: boost_ms passed (TIME), FQ_BOOST_MAX_SERVED requests
+ * served (BUDGET), an async request or a write (KIND), one larger than
+ * 128 KiB (SIZE), more than 4 outstanding (DEPTH).
+ */
+enum fq_boost_end {
+	FQ_BOOST_END_TIME,
+	FQ_BOOST_END_BUDGET,
+	FQ_BOOST_END_KIND,
+	FQ_BOOST_END_SIZE,
+	FQ_BOOST_END_DEPTH,
+};
 
 #ifdef __KERNEL__
 
@@ -49,6 +99,33 @@ static inline void fq_free(void *p)
  */
 void *fq_env_flow_alloc(size_t size);
 void fq_env_flow_free(void *flow);
+
+/*
+ * The trace hooks: fairq.ko's events.  Their arguments are loads from
+ * the core's structs, read only while the event is on.
+ */
+#include "fairq_trace.h"
+
+#define fq_env_trace_depth(fqs, from, to, why)			\
+	do {							\
+		if (trace_fairq_depth_enabled())		\
+			trace_fairq_depth(fqs, from, to, why);	\
+	} while (0)
+#define fq_env_trace_boost_start(fqs, key)			\
+	do {							\
+		if (trace_fairq_boost_start_enabled())		\
+			trace_fairq_boost_start(fqs, key);	\
+	} while (0)
+#define fq_env_trace_boost_end(fqs, key, why, served)		\
+	do {							\
+		if (trace_fairq_boost_end_enabled())		\
+			trace_fairq_boost_end(fqs, key, why, served); \
+	} while (0)
+#define fq_env_trace_antic(fqs, key, wait_ns)			\
+	do {							\
+		if (trace_fairq_antic_enabled())		\
+			trace_fairq_antic(fqs, key, wait_ns);	\
+	} while (0)
 
 #else /* host build */
 
@@ -105,6 +182,16 @@ static inline void fq_env_flow_free(void *flow)
 {
 	free(flow);
 }
+
+/* the trace hooks: nothing to report to */
+#define fq_env_trace_depth(fqs, from, to, why)			\
+	((void)(fqs), (void)(from), (void)(to), (void)(why))
+#define fq_env_trace_boost_start(fqs, key)			\
+	((void)(fqs), (void)(key))
+#define fq_env_trace_boost_end(fqs, key, why, served)		\
+	((void)(fqs), (void)(key), (void)(why), (void)(served))
+#define fq_env_trace_antic(fqs, key, wait_ns)			\
+	((void)(fqs), (void)(key), (void)(wait_ns))
 
 /* 0, or a compile error when @e is true (the kernel's, <linux/build_bug.h>) */
 #define BUILD_BUG_ON_ZERO(e)	((int)(sizeof(struct { int:(-!!(e)); })))

@@ -91,9 +91,12 @@ static void fq_depth_priced(struct fq_sched *fqs)
 
 void fq_sched_depth_restart(struct fq_sched *fqs, u32 seed, u32 depth_max)
 {
+	u32 from = fqs->depth_now;
+
 	fq_depth_init(&fqs->dc, seed, depth_max);
 	fq_depth_priced(fqs);
 	fqs->depth_now = fqs->dc.depth;
+	fq_env_trace_depth(fqs, from, fqs->depth_now, FQ_DEPTH_WHY_START);
 }
 
 struct fq_sched *fq_sched_create(const char *policy, u64 seed)
@@ -479,10 +482,16 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 			fq_depth_priced(fqs);
 	}
 	fq_full_account(fqs, now_ns);
-	if (!fqs->depth)
-		fqs->depth_now = fq_depth_complete(&fqs->dc, now_ns, svc,
-						   fq_rq_bytes(rq), write,
-						   fqs->full_ns);
+	if (!fqs->depth) {
+		u32 to = fq_depth_complete(&fqs->dc, now_ns, svc,
+					   fq_rq_bytes(rq), write, fqs->full_ns);
+
+		/* a move the search tries leaves it moved, a hold not */
+		fq_env_trace_depth(fqs, fqs->depth_now, to,
+				   fqs->dc.moved ? FQ_DEPTH_WHY_TRY :
+				   FQ_DEPTH_WHY_HOLD);
+		fqs->depth_now = to;
+	}
 	fqf->inflight--;
 	if (rq->flags & FQ_REQ_RAHEAD)
 		fqf->ra_inflight--;

@@ -189,6 +189,8 @@ static int fq_set_depth(struct fq_sched *fqs, u32 *field, u32 v)
 		return 0;
 	*field = v;
 	if (v) {
+		fq_env_trace_depth(fqs, fqs->depth_now, v,
+				   FQ_DEPTH_WHY_SET);
 		fqs->depth_now = v;
 		return 0;
 	}
