@@ -197,6 +197,13 @@ static const struct fq_cost_dir *fq_cost_model(const struct fq_cost *fc,
 	return NULL;
 }
 
+bool fq_cost_sized(const struct fq_cost *fc, bool write)
+{
+	const struct fq_cost_dir *cd = fq_cost_model(fc, write);
+
+	return cd && cd->sized;
+}
+
 u64 fq_cost_ns(const struct fq_cost *fc, u32 bytes, bool write)
 {
 	const struct fq_cost_dir *cd = fq_cost_model(fc, write);

@@ -108,6 +108,13 @@ u64 fq_cost_ns(const struct fq_cost *fc, u32 bytes, bool write);
 bool fq_cost_price(const struct fq_cost *fc, bool write, u64 *req_ns,
 		   u64 *byte_price);
 
+/*
+ * fq_cost_sized - whether direction @write's model has seen sizes vary,
+ * so that its b is fitted (and may be 0: a price per request); false
+ * while no model exists.
+ */
+bool fq_cost_sized(const struct fq_cost *fc, bool write);
+
 /* The fitted terms, for figures: per request [ns] and per byte [ps]. */
 u64 fq_cost_a_ns(const struct fq_cost *fc, bool write);
 u64 fq_cost_b_ps_per_byte(const struct fq_cost *fc, bool write);

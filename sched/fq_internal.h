@@ -92,6 +92,12 @@ enum fq_fairness {
 	FQ_FAIR_TIME,
 };
 
+/* The writeback tunable (fq_writes.c) */
+enum fq_writeback {
+	FQ_WB_FAIR,
+	FQ_WB_YIELD,
+};
+
 /* Request states (rq->state); odd values so that a zeroed request is caught. */
 enum {
 	FQ_RS_QUEUED = 0x51,
@@ -292,6 +298,7 @@ struct fq_sched {
 	u32 max_flows;		/* pool size [flows] */
 	u32 max_queued;		/* requests queued at most, for the caller [requests] */
 	u32 fastpath;		/* 1: the caller may pass requests by (fq_sched_pass_depth()) */
+	u32 writeback;		/* enum fq_writeback */
 
 	/*
 	 * Flows are allocated one by one as keys appear (fq_env_flow_alloc(),
@@ -327,6 +334,10 @@ struct fq_sched {
 	struct fq_node batch;	/* picked requests, sector order */
 	u32 nr_batch;
 	u32 queued;		/* requests queued or batched */
+	u32 async_queued;	/* of which async writes (fq_writes.c) */
+	u32 async_probe;	/* async writes asked about (fq_writes.c) */
+	bool sync_seen;		/* sync_seen_ns is valid */
+	u64 sync_seen_ns;	/* last time a sync request was queued [ns] */
 	u32 inflight;		/* requests below */
 	/*
 	 * Requests the caller sent down without the core (pass-through,
@@ -535,6 +546,11 @@ void fq_ioprio_split(u16 ioprio, u32 *ci, u32 *level);
 u32 fq_level_weight(u32 level);
 u32 fq_rq_weight(const struct fq_req *rq, u32 level);
 s64 fq_drr_base_allowance(const struct fq_sched *fqs);
+
+/* fq_writes.c: background writeback yields to synchronous I/O */
+void fq_writes_enqueue(struct fq_sched *fqs, const struct fq_req *rq);
+void fq_writes_unqueue(struct fq_sched *fqs, const struct fq_req *rq);
+bool fq_writes_may_queue(const struct fq_sched *fqs, const struct fq_req *rq);
 
 /* fq_boost.c: the interactive boost */
 void fq_boost_new(struct fq_sched *fqs, struct fq_flow *fqf);

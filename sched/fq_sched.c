@@ -224,6 +224,7 @@ void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns)
 	rq->seq = fqs->seq++;
 	fq_list_add_tail(&rq->fifo, &fqs->fifo[fq_rq_fifo(rq)]);
 	fqs->queued++;
+	fq_writes_enqueue(fqs, rq);
 	fqs->st.c.enq_reqs++;
 	fqs->st.c.enq_bytes += fq_rq_bytes(rq);
 	if (fq_rq_nonidle(rq)) {
@@ -246,7 +247,7 @@ bool fq_sched_may_queue(struct fq_sched *fqs, const struct fq_req *rq)
 	const struct fq_flow *fqf;
 	u32 share;
 
-	if (fq_sched_queue_full(fqs))
+	if (fq_sched_queue_full(fqs) || !fq_writes_may_queue(fqs, rq))
 		return false;
 	/* up to half full, no flow is held back: no lookup either */
 	if (fqs->queued < fqs->max_queued / 2)
@@ -277,6 +278,7 @@ static void fq_req_unqueue(struct fq_sched *fqs, struct fq_req *rq)
 			fq_flow_unlink(fqs, fqf);
 	}
 	fqs->queued--;
+	fq_writes_unqueue(fqs, rq);
 }
 
 static struct fq_req *fq_fifo_head(struct fq_sched *fqs, u32 i)

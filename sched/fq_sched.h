@@ -260,9 +260,22 @@ void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns);
  * it) and asks again.  False when max_queued requests are queued, or
  * when at least half of them are and @rq's flow already has its share
  * (max_queued over the flows that exist), so one runaway flow cannot
- * keep the others out.  Queued means waiting, not in flight.
+ * keep the others out; and, while synchronous I/O is active, for an
+ * async write when a few async writes are queued already (fq_writes.c).
+ * Queued means waiting, not in flight.
  */
 bool fq_sched_may_queue(struct fq_sched *fqs, const struct fq_req *rq);
+
+/*
+ * fq_sched_async_piece - how many of an async write's @bytes the caller
+ * should queue as its first piece now [bytes, whole pages]: @bytes (send
+ * it whole) unless synchronous I/O is active and the cost model prices
+ * the write above two small reads; then a piece the model prices about
+ * that, so a sync request that finds one ahead of it in the device waits
+ * that long, not a long write's time.  The caller cuts the write and
+ * asks again for the rest.
+ */
+u32 fq_sched_async_piece(struct fq_sched *fqs, u32 bytes);
 
 /*
  * fq_sched_queue_full - true when max_queued requests are queued: no

@@ -23,6 +23,7 @@
 #include <time.h>
 #include "fq_sched.h"
 #include "sim_dev.h"
+#include "sim_wb.h"
 
 #define SIM_COST_REQ_NS		100000ull	/* fixed cost per request */
 #define SIM_COST_BYTE_PS	1000ull		/* 1 ns per byte (1 GB/s) */
@@ -1633,6 +1634,17 @@ static void bench_table(struct sim *sm, u64 seed)
 	}
 }
 
+/*
+ * WRITEBACK's configurations: no scheduling to speak of, the defaults
+ * with async writes scheduled like any other request, and the defaults
+ */
+static const struct sim_wb_cfg wb_cfgs[] = {
+	{ "fifo, depth 32", "fifo",
+	  { { "depth", "32" }, { "writeback", "fair" }, { NULL, NULL } } },
+	{ "cfq, writeback=fair", "cfq", { { "writeback", "fair" }, { NULL, NULL } } },
+	{ "cfq, defaults", "cfq", { { NULL, NULL } } },
+};
+
 int main(int argc, char **argv)
 {
 	struct sim sm = { 0 };
@@ -1651,7 +1663,7 @@ int main(int argc, char **argv)
 	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "DEV") ||
 		     !strcmp(only, "DEPTH") || !strcmp(only, "DEVCOST") ||
 		     !strcmp(only, "ANTIC") || !strcmp(only, "STARTUP") ||
-		     !strcmp(only, "BENCH")))
+		     !strcmp(only, "BENCH") || !strcmp(only, "WRITEBACK")))
 		printf("fq_sim --seed %llu --only %s: device models of sim_dev.h, "
 		       "model and simulated time given per table (first 10%% not measured)\n",
 		       (unsigned long long)seed, only);
@@ -1688,6 +1700,8 @@ int main(int argc, char **argv)
 		startup_table(&sm, seed);
 	if (only && (!strcmp(only, "DEVICES") || !strcmp(only, "BENCH")))
 		bench_table(&sm, seed);
+	if (only && !strcmp(only, "WRITEBACK"))
+		sim_wb_table(wb_cfgs, sizeof(wb_cfgs) / sizeof(wb_cfgs[0]), seed);
 	sim_reset_results(&sm);
 	free(sm.f);
 	free(sm.heap);

@@ -247,6 +247,7 @@ static const struct fq_test_suite *const suites[] = {
 	&fq_unit_depth,
 	&fq_unit_time,
 	&fq_unit_stats,
+	&fq_unit_writes,
 };
 
 int main(int argc, char **argv)

@@ -78,5 +78,6 @@ extern const struct fq_test_suite fq_unit_switch;	/* fq_unit_switch.c */
 extern const struct fq_test_suite fq_unit_depth;	/* fq_unit_depth.c */
 extern const struct fq_test_suite fq_unit_time;		/* fq_unit_time.c */
 extern const struct fq_test_suite fq_unit_stats;	/* fq_unit_stats.c */
+extern const struct fq_test_suite fq_unit_writes;	/* fq_unit_writes.c */
 
 #endif /* FQ_UNIT_H */

@@ -1,0 +1,187 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * fq_unit_writes.c - background writeback yields to synchronous I/O
+ * (fq_writes.c): the async backlog bound while sync I/O is active, its
+ * end, the pieces a per-byte device gets, none on a per-request device,
+ * the probe of a model that saw one write size, writeback=fair.
+ */
+#include "fq_unit.h"
+
+#define ASYNC_W		FQ_REQ_WRITE
+#define K128		(128u << 10)
+
+/* Async writes of key 9 until the core says no; how many it took. */
+static int fill_async(void)
+{
+	struct fq_req probe = { .key = 9, .bytes = K128, .flags = ASYNC_W };
+	int n = 0;
+
+	while (n < 64 && fq_sched_may_queue(th.s, &probe)) {
+		th_enq(9, (u64)n * 256, K128, ASYNC_W, 0);
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Feed the cost model 12 saturated epochs of writes whose device time is
+ * @a_ns + @ps_per_byte * bytes / 1000, their sizes in a mix that varies
+ * from epoch to epoch (4 KiB and 128 KiB), one at a time.
+ */
+static void teach_writes(u64 a_ns, u64 ps_per_byte)
+{
+	int e, i;
+
+	for (e = 0; e < 12; e++) {
+		for (i = 0; i < FQ_COST_EPOCH_N; i++) {
+			u32 bytes = i < 2 + (e % 4) * 3 ? K128 : 4096;
+
+			th.now += a_ns + ps_per_byte * bytes / 1000;
+			fq_cost_complete(&th.s->fc, th.now, bytes, true, true);
+		}
+	}
+}
+
+/* A sync request queued now (and taken away again): sync I/O is active. */
+static void sync_now(void)
+{
+	struct fq_req *rq = th_enq(1, 1u << 30, 4096, SYNC, 0);
+
+	CHECK(th_disp() == rq);
+	th_done(rq, 0);
+}
+
+/* While sync I/O is active: two async writes queued, no more. */
+static void t_writes_backlog(void)
+{
+	struct fq_req sync = { .key = 1, .bytes = 4096, .flags = SYNC };
+	struct fq_req *rq;
+
+	th_new_defaults("cfq");
+	th_set("depth", "1");
+	sync_now();
+	CHECK_EQ(fill_async(), 2);
+	/* sync requests are never held back by it */
+	CHECK(fq_sched_may_queue(th.s, &sync));
+	/* one goes down: room for one more */
+	rq = th_disp();
+	CHECK(rq && rq->key == 9);
+	CHECK_EQ(fill_async(), 1);
+	th_done(rq, 0);
+	while ((rq = th_disp()))
+		th_done(rq, 0);
+	th_free();
+}
+
+/* No sync request within fifo_expire_async_ms: writeback is not held. */
+static void t_writes_sync_gone(void)
+{
+	th_new_defaults("cfq");
+	th_set("depth", "1");
+	CHECK_EQ(fill_async(), 64);	/* no sync I/O seen yet */
+	while (th.s->queued)
+		th_done(th_disp(), 0);
+	sync_now();
+	th.now += 999 * MS;
+	CHECK_EQ(fill_async(), 2);
+	while (th.s->queued)
+		th_done(th_disp(), 0);
+	th.now += 1 * MS;		/* 1000 ms: fifo_expire_async_ms */
+	CHECK_EQ(fill_async(), 64);
+	while (th.s->queued)
+		th_done(th_disp(), 0);
+	th_free();
+}
+
+/* writeback=fair: neither held nor cut. */
+static void t_writes_fair(void)
+{
+	th_new_defaults("cfq");
+	th_set("depth", "1");
+	th_set("writeback", "fair");
+	th_get("writeback", "fair\n");
+	teach_writes(500000, 250000);
+	sync_now();
+	CHECK_EQ(fq_sched_async_piece(th.s, K128), K128);
+	CHECK_EQ(fill_async(), 64);
+	while (th.s->queued)
+		th_done(th_disp(), 0);
+	th_free();
+}
+
+/*
+ * A device that charges per byte (0.5 ms + 250 ns/B: a 4 KiB write
+ * 1.5 ms, 128 KiB 33 ms): while sync I/O is active a 128 KiB write is
+ * cut to the piece the model prices at two 4 KiB writes, (2 * 1.524 -
+ * 0.5) ms / 250 ns = 10.2 KB: 8 KiB.  Without sync I/O, whole.
+ */
+static void t_writes_piece_per_byte(void)
+{
+	u32 piece;
+
+	th_new_defaults("cfq");
+	teach_writes(500000, 250000);
+	CHECK(fq_cost_sized(&th.s->fc, true));
+	CHECK_EQ(fq_sched_async_piece(th.s, K128), K128);	/* no sync yet */
+	sync_now();
+	piece = fq_sched_async_piece(th.s, K128);
+	if (piece != 8192 && piece != 12288)
+		printf("  piece %u: a %llu ns, b %llu ps/B\n", piece,
+		       (unsigned long long)fq_cost_a_ns(&th.s->fc, true),
+		       (unsigned long long)fq_cost_b_ps_per_byte(&th.s->fc, true));
+	CHECK(piece == 8192 || piece == 12288);
+	/* a write already that small is not cut */
+	CHECK_EQ(fq_sched_async_piece(th.s, 8192), 8192);
+	CHECK_EQ(fq_sched_async_piece(th.s, 4096), 4096);
+	th_free();
+}
+
+/* A device that charges per request (4 ms whatever the size): no cut. */
+static void t_writes_per_request(void)
+{
+	th_new_defaults("cfq");
+	teach_writes(4000000, 0);
+	CHECK(fq_cost_sized(&th.s->fc, true));
+	sync_now();
+	CHECK_EQ(fq_sched_async_piece(th.s, K128), K128);
+	CHECK_EQ(fq_sched_async_piece(th.s, 1u << 20), 1u << 20);
+	th_free();
+}
+
+/*
+ * One write size seen: a price per byte and per request cannot be told
+ * apart; one write in eight is cut in two so that the fit sees sizes
+ * vary.
+ */
+static void t_writes_probe(void)
+{
+	int i, cut = 0;
+	u32 piece;
+
+	th_new_defaults("cfq");
+	for (i = 0; i < 12 * FQ_COST_EPOCH_N; i++) {
+		th.now += 30 * MS;
+		fq_cost_complete(&th.s->fc, th.now, K128, true, true);
+	}
+	CHECK(!fq_cost_sized(&th.s->fc, true));
+	CHECK(fq_cost_ns(&th.s->fc, K128, true) > 0);
+	sync_now();
+	for (i = 0; i < 64; i++) {
+		piece = fq_sched_async_piece(th.s, K128);
+		CHECK(piece == K128 || piece == K128 / 2);
+		cut += piece != K128;
+	}
+	CHECK_EQ(cut, 64 / 8);
+	th_free();
+}
+
+static const struct fq_test_case cases[] = {
+	{ "writes_backlog", t_writes_backlog },
+	{ "writes_sync_gone", t_writes_sync_gone },
+	{ "writes_fair", t_writes_fair },
+	{ "writes_piece_per_byte", t_writes_piece_per_byte },
+	{ "writes_per_request", t_writes_per_request },
+	{ "writes_probe", t_writes_probe },
+};
+
+const struct fq_test_suite fq_unit_writes = { cases, ARRAY_SIZE(cases) };
