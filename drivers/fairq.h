@@ -142,6 +142,7 @@ struct fairq_dev {
 	struct fairq_lower lower;
 	struct gendisk *disk;
 	struct bio_set bs;
+	struct bio_set split_bs;	/* async writes cut (fairq_cut_async()) */
 	struct workqueue_struct *wq;
 	struct work_struct dispatch_work;
 	struct work_struct table_work;	/* grows the core's flow table */

@@ -231,10 +231,14 @@ int fairq_power_on(struct fairq_dev *fd, const char **why)
 			  BIOSET_NEED_RESCUER);
 	if (ret)
 		goto out_close;
+	/* its own pool: a piece and its clone must not wait for each other */
+	ret = bioset_init(&fd->split_bs, BIO_POOL_SIZE, 0, BIOSET_NEED_RESCUER);
+	if (ret)
+		goto out_bioset;
 	fd->wq = alloc_workqueue("fairq_%s", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0, fd->name);
 	if (!fd->wq) {
 		ret = -ENOMEM;
-		goto out_bioset;
+		goto out_split_bs;
 	}
 	disk = fairq_setup_disk(fd, why);
 	if (IS_ERR(disk)) {
@@ -274,6 +278,8 @@ out_stop:
 out_wq:
 	destroy_workqueue(fd->wq);
 	fd->wq = NULL;
+out_split_bs:
+	bioset_exit(&fd->split_bs);
 out_bioset:
 	bioset_exit(&fd->bs);
 out_close:
@@ -317,6 +323,7 @@ int fairq_power_off(struct fairq_dev *fd, bool force, const char **why)
 	fd->disk = NULL;
 	destroy_workqueue(fd->wq);
 	fd->wq = NULL;
+	bioset_exit(&fd->split_bs);
 	bioset_exit(&fd->bs);
 	fairq_lower_close(&fd->lower, fd);
 	pr_info("%s: powered off\n", fd->name);

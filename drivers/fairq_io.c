@@ -701,6 +701,39 @@ static struct bio *fairq_clone(struct fairq_dev *fd, struct bio *bio)
 	return NULL;
 }
 
+/*
+ * Background writeback yields to sync I/O (sched/fq_writes.c): an async
+ * write the core wants cut now goes on as its first piece, and the rest
+ * is resubmitted behind it (it comes back here and is asked about
+ * again).  @bio itself when no cut is wanted.  Only plain writes: a zone
+ * append must stay whole.
+ */
+static struct bio *fairq_cut_async(struct fairq_dev *fd, struct bio *bio)
+{
+	unsigned int lbs = bdev_logical_block_size(bio->bi_bdev);
+	unsigned int size = bio->bi_iter.bi_size;
+	unsigned long flags;
+	struct bio *split;
+	u32 piece;
+
+	if (bio_op(bio) != REQ_OP_WRITE || op_is_sync(bio->bi_opf) ||
+	    size < 2 * PAGE_SIZE)
+		return bio;
+	spin_lock_irqsave(&fd->lock, flags);
+	piece = fq_sched_async_piece(fd->fqs, size);
+	spin_unlock_irqrestore(&fd->lock, flags);
+	piece = round_down(piece, lbs);
+	if (!piece || piece >= size)
+		return bio;
+	split = bio_split(bio, piece >> SECTOR_SHIFT, GFP_NOIO, &fd->split_bs);
+	if (IS_ERR_OR_NULL(split))
+		return bio;	/* whole, as without the rule */
+	bio_chain(split, bio);
+	/* in submit_bio context: queued on current->bio_list, after split */
+	submit_bio_noacct(bio);
+	return split;
+}
+
 void fairq_submit_bio(struct bio *bio)
 {
 	struct fairq_dev *fd = bio->bi_bdev->bd_disk->private_data;
@@ -714,6 +747,7 @@ void fairq_submit_bio(struct bio *bio)
 		bio_io_error(bio);
 		return;
 	}
+	bio = fairq_cut_async(fd, bio);
 
 	clone = fairq_clone(fd, bio);
 	if (unlikely(!clone))

@@ -138,6 +138,8 @@ static int fairq_emit_totals(char *buf, struct fairq_dev *fd, const struct fq_st
 	at += sysfs_emit_at(buf, at, "policy_switches %llu\n", st->policy_switches);
 	at += sysfs_emit_at(buf, at, "idle_waits %llu\n", st->idle_waits);
 	at += sysfs_emit_at(buf, at, "idle_served %llu\n", st->idle_served);
+	at += sysfs_emit_at(buf, at, "async_held %llu\n", st->async_held);
+	at += sysfs_emit_at(buf, at, "async_cut %llu\n", st->async_cut);
 	at += sysfs_emit_at(buf, at, "passthrough_reqs %lld\n",
 			    (long long)atomic64_read(&fd->passthrough));
 	at += sysfs_emit_at(buf, at, "passthrough_errors %lld\n",

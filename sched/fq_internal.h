@@ -550,7 +550,7 @@ s64 fq_drr_base_allowance(const struct fq_sched *fqs);
 /* fq_writes.c: background writeback yields to synchronous I/O */
 void fq_writes_enqueue(struct fq_sched *fqs, const struct fq_req *rq);
 void fq_writes_unqueue(struct fq_sched *fqs, const struct fq_req *rq);
-bool fq_writes_may_queue(const struct fq_sched *fqs, const struct fq_req *rq);
+bool fq_writes_may_queue(struct fq_sched *fqs, const struct fq_req *rq);
 
 /* fq_boost.c: the interactive boost */
 void fq_boost_new(struct fq_sched *fqs, struct fq_flow *fqf);

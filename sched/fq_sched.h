@@ -182,6 +182,9 @@ struct fq_stats {
 	u64 idle_served;
 	/* expired heads of flows ahead of their share: their wait began again */
 	u64 expire_deferred;
+	/* writeback=yield (fq_writes.c): async writes refused room, cut */
+	u64 async_held;
+	u64 async_cut;
 	/* memory the instance holds: itself, its flows and its table [bytes] */
 	u32 mem_bytes;
 	/* depth: the limit now, and the depth=auto controller's figures */

@@ -74,12 +74,14 @@ void fq_writes_unqueue(struct fq_sched *fqs, const struct fq_req *rq)
 		fqs->async_queued--;
 }
 
-bool fq_writes_may_queue(const struct fq_sched *fqs, const struct fq_req *rq)
+bool fq_writes_may_queue(struct fq_sched *fqs, const struct fq_req *rq)
 {
 	if (fqs->writeback != FQ_WB_YIELD || !fq_rq_async_write(rq) ||
-	    !fq_writes_sync_active(fqs))
+	    !fq_writes_sync_active(fqs) ||
+	    fqs->async_queued < FQ_WRITES_BACKLOG)
 		return true;
-	return fqs->async_queued < FQ_WRITES_BACKLOG;
+	fqs->st.async_held++;
+	return false;
 }
 
 u32 fq_sched_async_piece(struct fq_sched *fqs, u32 bytes)
@@ -100,6 +102,7 @@ u32 fq_sched_async_piece(struct fq_sched *fqs, u32 bytes)
 		if (fqs->async_probe++ % FQ_WRITES_PROBE_EVERY)
 			return bytes;
 		piece = bytes / 2;
+		fqs->st.async_cut++;
 		return piece - piece % FQ_WRITES_ALIGN;
 	}
 	small = fq_cost_ns(fc, FQ_WRITES_ALIGN, true);
@@ -115,5 +118,8 @@ u32 fq_sched_async_piece(struct fq_sched *fqs, u32 bytes)
 	piece -= piece % FQ_WRITES_ALIGN;
 	if (piece < FQ_WRITES_ALIGN)
 		piece = FQ_WRITES_ALIGN;
-	return piece < bytes ? (u32)piece : bytes;
+	if (piece >= bytes)
+		return bytes;
+	fqs->st.async_cut++;
+	return (u32)piece;
 }

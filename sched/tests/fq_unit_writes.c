@@ -61,6 +61,7 @@ static void t_writes_backlog(void)
 	th_set("depth", "1");
 	sync_now();
 	CHECK_EQ(fill_async(), 2);
+	CHECK_EQ(th.s->st.async_held, 1);
 	/* sync requests are never held back by it */
 	CHECK(fq_sched_may_queue(th.s, &sync));
 	/* one goes down: room for one more */
@@ -130,6 +131,7 @@ static void t_writes_piece_per_byte(void)
 		       (unsigned long long)fq_cost_a_ns(&th.s->fc, true),
 		       (unsigned long long)fq_cost_b_ps_per_byte(&th.s->fc, true));
 	CHECK(piece == 8192 || piece == 12288);
+	CHECK_EQ(th.s->st.async_cut, 1);
 	/* a write already that small is not cut */
 	CHECK_EQ(fq_sched_async_piece(th.s, 8192), 8192);
 	CHECK_EQ(fq_sched_async_piece(th.s, 4096), 4096);
@@ -145,6 +147,7 @@ static void t_writes_per_request(void)
 	sync_now();
 	CHECK_EQ(fq_sched_async_piece(th.s, K128), K128);
 	CHECK_EQ(fq_sched_async_piece(th.s, 1u << 20), 1u << 20);
+	CHECK_EQ(th.s->st.async_cut, 0);
 	th_free();
 }
 

@@ -1,0 +1,107 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+#
+# Background writeback yields to synchronous I/O (writeback=yield, the
+# default; sched/fq_writes.c).  fairq0 at its defaults over /dev/vdc,
+# which vm/run throttles (tests/run's vm-throttled suite: vm/throttle.conf's
+# 500 IOPS and 4 MiB/s, a device that charges per byte); skipped, and
+# counted, without the throttle.  ext4 on fairq0.
+#
+# Each round copies 24 MiB of random data from memory into a file with
+# dd (buffered: with vm.dirty_background_bytes at 2 MiB and
+# vm.dirty_bytes at 16 MiB for the test, the page cache's writeback sends
+# it down as async writes while dd runs) beside a commit log (fio, 4 KiB
+# writes, each followed by fdatasync: synchronous I/O) for SECS seconds,
+# then syncs.  After both rounds the page cache is dropped and each copy
+# compared with its source.
+# Asserted:
+#  - writeback=yield: the rule acted: async writes were refused room
+#    while the commit log was active (async_held grew) and, on this
+#    per-byte device, cut into pieces (async_cut grew);
+#  - writeback=fair: neither counter moved;
+#  - each copy read back from the disk equals its source (cut pieces and
+#    their chaining lose nothing), dd and fio ended without error, and
+#    fairq0 is at rest with enq_reqs == done_reqs and no error.
+# The commit log's rate in each round is printed, not asserted (the
+# benchmark's write family measures it).
+DESCRIPTION="writeback=yield holds and cuts background writeback while sync I/O is active"
+TIMEOUT=420
+# shellcheck source=rc
+. /fairq/tests/vm/rc
+
+SECS=8
+MNT=/mnt/t340
+
+[ -n "${FAIRQ_THROTTLE_IOPS:-}" ] ||
+	skip_all "vm/run without --throttle-iops (tests/run's vm-throttled suite runs this throttled)"
+require_cmd fio
+require_cmd mkfs.ext4
+require_blockdev vdc
+echo none >/sys/block/vdc/queue/scheduler 2>/dev/null
+
+load_fairq
+fairq_create fairq0 /dev/vdc
+cleanup_push "fairq_destroy fairq0"
+[ "$(cat /sys/block/fairq0/fairq/writeback)" = yield ] ||
+	fatal "writeback is not yield by default: $(cat /sys/block/fairq0/fairq/writeback)"
+mkfs.ext4 -q -F /dev/fairq0 || fatal "mkfs.ext4 on fairq0 failed"
+mkdir -p "$MNT"
+mount /dev/fairq0 "$MNT" || fatal "mount of fairq0 failed"
+cleanup_push "umount $MNT"
+
+dirty_bg=$(cat /proc/sys/vm/dirty_background_bytes)
+dirty=$(cat /proc/sys/vm/dirty_bytes)
+cleanup_push "echo $dirty >/proc/sys/vm/dirty_bytes; echo $dirty_bg >/proc/sys/vm/dirty_background_bytes"
+echo $((2 << 20)) >/proc/sys/vm/dirty_background_bytes
+echo $((16 << 20)) >/proc/sys/vm/dirty_bytes
+
+# round NAME: the copy beside the commit log; prints "held cut iops rc"
+round() {
+	local held0 cut0 pid rc=0
+	held0=$(stat_field fairq0 async_held)
+	cut0=$(stat_field fairq0 async_cut)
+	head -c $((24 << 20)) /dev/urandom >"/tmp/src.$1"
+	fio --minimal --output="/tmp/fio340.$1" --time_based --runtime="$SECS" \
+		--name=commit --filename="$MNT/log.$1" --rw=write --bs=4k \
+		--size=16M --ioengine=psync --fdatasync=1 >/dev/null &
+	pid=$!
+	sleep 1
+	dd if="/tmp/src.$1" of="$MNT/copy.$1" bs=1M status=none || rc=1
+	wait "$pid" || rc=1
+	sync
+	echo "$(($(stat_field fairq0 async_held) - held0))" \
+		"$(($(stat_field fairq0 async_cut) - cut0))" \
+		"$(awk -F';' '$3 == "commit" { print $49 }' "/tmp/fio340.$1")" "$rc"
+}
+
+for wb in yield fair; do
+	fairq_set fairq0 writeback "$wb"
+	read -r held cut iops rc <<<"$(round "$wb")"
+	log "writeback=$wb: async_held +$held, async_cut +$cut, commit log $iops write IOPS"
+	[ "$rc" = 0 ] && awk -F';' '$5 != 0 { bad = 1 } END { exit bad }' "/tmp/fio340.$wb" &&
+		ok "writeback=$wb: dd and fio ended without error" ||
+		fail "writeback=$wb: dd or fio failed, or a job reported an error"
+	if [ "$wb" = yield ]; then
+		[ "$held" -gt 0 ] && ok "yield: async writes held while the commit log ran (+$held)" ||
+			fail "yield: async_held did not grow"
+		[ "$cut" -gt 0 ] && ok "yield: async writes cut on a per-byte device (+$cut)" ||
+			fail "yield: async_cut did not grow"
+	else
+		[ "$held" = 0 ] && [ "$cut" = 0 ] && ok "fair: nothing held or cut" ||
+			fail "fair: async_held +$held, async_cut +$cut"
+	fi
+done
+# the copies, read back past the page cache
+echo 3 >/proc/sys/vm/drop_caches
+for wb in yield fair; do
+	cmp -s "/tmp/src.$wb" "$MNT/copy.$wb" &&
+		ok "writeback=$wb: the copy read back from the disk equals its source" ||
+		fail "writeback=$wb: the copy differs from its source"
+	rm -f "/tmp/src.$wb"
+done
+
+poll 50 0.1 at_rest fairq0 || fail "fairq0 not at rest: $(stat_field fairq0 queued) queued, $(stat_field fairq0 inflight) in flight"
+enq=$(stat_field fairq0 enq_reqs) done_=$(stat_field fairq0 done_reqs)
+[ "$enq" = "$done_" ] && [ "$(stat_field fairq0 errors)" = 0 ] &&
+	ok "enq_reqs == done_reqs ($enq), no error" ||
+	fail "enq_reqs $enq, done_reqs $done_, errors $(stat_field fairq0 errors)"
