@@ -35,6 +35,7 @@
 #include <unistd.h>
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <linux/falloc.h>
 
 #include "fairq_nbd.h"
@@ -139,6 +140,8 @@ static long rw_full(int fd, bool write, void *buf, uint32_t len, uint64_t off,
 	return done;
 }
 
+static void rw_result(struct req *r, long res, long want);
+
 static int fua_flags(const struct req *r)
 {
 	return r->flags & NBD_CMD_FLAG_FUA ? RWF_DSYNC : 0;
@@ -181,6 +184,81 @@ bool engine_try_inline(struct req *r)
 		n = rw_full(cfg.exp.fd_buf, true, r->buf, r->len, r->offset, 0);
 	}
 	return n == (long)r->len;
+}
+
+#ifndef __NR_cachestat
+#define __NR_cachestat	451	/* Linux 6.5, the same on every architecture */
+#endif
+
+struct fq_cachestat_range {
+	uint64_t off, len;
+};
+
+struct fq_cachestat {
+	uint64_t nr_cache, nr_dirty, nr_writeback, nr_evicted;
+	uint64_t nr_recently_evicted;
+};
+
+/* Every page of @len bytes at @off is in the page cache (cachestat(2)). */
+static bool page_cached(uint64_t off, uint32_t len)
+{
+	static bool no_cachestat;	/* ENOSYS: never zero-copy reads */
+	struct fq_cachestat_range range = { .off = off, .len = len };
+	struct fq_cachestat cs;
+	uint64_t pg = sysconf(_SC_PAGESIZE);
+
+	if (__atomic_load_n(&no_cachestat, __ATOMIC_RELAXED))
+		return false;
+	if (syscall(__NR_cachestat, cfg.exp.fd_buf, &range, &cs, 0) < 0) {
+		if (errno == ENOSYS)
+			__atomic_store_n(&no_cachestat, true, __ATOMIC_RELAXED);
+		return false;
+	}
+	return cs.nr_cache == (off + len - 1) / pg - off / pg + 1;
+}
+
+/*
+ * Reader threads, fast path only: may @r skip the payload buffer?  A
+ * large READ whose pages are all cached is sent from the page cache by
+ * sendfile(2) (transmission.c): the server copies nothing, where
+ * pread and send copied it twice.  A large non-FUA WRITE goes from the
+ * socket into a pipe and, once all there, into the page cache by
+ * splice(2) (engine_write_pipe()): one copy instead of two.  Small
+ * requests are cheaper copied.
+ */
+bool engine_zero_copy(const struct req *r)
+{
+	if (!eng.fast || r->len < ZC_MIN)
+		return false;
+	if (r->type == NBD_CMD_WRITE)
+		return !fua_flags(r);
+	return r->type == NBD_CMD_READ && page_cached(r->offset, r->len);
+}
+
+/*
+ * Reader threads, a zero-copy WRITE: its payload, all in the pipe @pfd,
+ * into the page cache (splice(2)).  True = written; false = r->error
+ * set, the bytes the file did not take left in the pipe.
+ */
+bool engine_write_pipe(struct req *r, int pfd)
+{
+	loff_t off = r->offset;
+	long n = 0;
+
+	while ((uint32_t)n < r->len) {
+		ssize_t k = splice(pfd, NULL, cfg.exp.fd_buf, &off,
+				   r->len - n, SPLICE_F_MOVE);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k < 0)
+			n = -errno;
+		if (k <= 0)
+			break;
+		n += k;
+	}
+	rw_result(r, n, r->len);
+	return !r->error;
 }
 
 /* ---- sync workers: what libaio cannot do ------------------------------ */

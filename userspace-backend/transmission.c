@@ -2,7 +2,8 @@
 /*
  * One connection: its reader thread (handshake, then
  * requests: validate, read payload, hand to the backend), its writer
- * thread (simple replies, in completion order) and its teardown.
+ * thread (simple replies, in completion order; the file writes of
+ * zero-copy WRITEs) and its teardown.
  */
 #include <assert.h>
 #include <errno.h>
@@ -11,6 +12,9 @@
 #include <string.h>
 #include <poll.h>
 #include <unistd.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
+#include <sys/sendfile.h>
 #include <sys/socket.h>
 #include <sys/time.h>
 #include <time.h>
@@ -49,14 +53,44 @@ void conn_complete(struct req *r)
 }
 
 /*
+ * A zero-copy READ's data, after its header: from the page cache to the
+ * socket by sendfile(2), waiting for room as need be.  Its header said
+ * "no error", so a failure here (the client gone, or the file failing
+ * or shrinking under us) leaves the stream torn: the connection is cut,
+ * as the protocol requires of a simple reply.  0 = sent, -1 = cut.
+ */
+static int send_file_data(struct conn *c, const struct req *r)
+{
+	off_t off = r->offset;
+	size_t left = r->len;
+
+	while (left) {
+		ssize_t k = sendfile(c->fd, cfg.exp.fd_buf, &off, left);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0) {
+			if (!k)
+				errno = EIO;	/* the file ended early */
+			shutdown(c->fd, SHUT_RDWR);
+			return -1;
+		}
+		left -= k;
+	}
+	return 0;
+}
+
+/*
  * Send the replies of @rs[0..@n) in one go (a READ's data follows its
- * header); the caller holds c->send_lock.  0 = sent, -1 = the socket
- * failed.  With @try, 1 = nothing sent because the socket is full (once
- * any byte is out, the rest follows, waiting if need be).
+ * header; a zero-copy READ may only be the last); the caller holds
+ * c->send_lock.  0 = sent, -1 = the socket failed.  With @try, 1 =
+ * nothing sent because the socket is full (once any byte is out, the
+ * rest follows, waiting if need be).
  */
 static int send_replies(struct conn *c, struct req **rs, unsigned int n,
 			bool try)
 {
+	struct req *zc = rs[n - 1]->zc && !rs[n - 1]->error ? rs[n - 1] : NULL;
 	unsigned char h[REPLY_BATCH][NBD_SIMPLE_REPLY_LEN];
 	struct iovec iov[2 * REPLY_BATCH];
 	struct msghdr msg = { .msg_iov = iov };
@@ -75,7 +109,8 @@ static int send_replies(struct conn *c, struct req **rs, unsigned int n,
 		iov[msg.msg_iovlen++] = (struct iovec){
 			.iov_base = h[i], .iov_len = sizeof(h[i]) };
 		total += sizeof(h[i]);
-		if (r->type == NBD_CMD_READ && !r->error) {
+		assert(!r->zc || i == n - 1);
+		if (r->type == NBD_CMD_READ && !r->error && !r->zc) {
 			iov[msg.msg_iovlen++] = (struct iovec){
 				.iov_base = r->buf, .iov_len = r->len };
 			total += r->len;
@@ -83,7 +118,8 @@ static int send_replies(struct conn *c, struct req **rs, unsigned int n,
 	}
 	while (total) {
 		ssize_t k = sendmsg(c->fd, &msg, MSG_NOSIGNAL |
-				    (try ? MSG_DONTWAIT : 0));
+				    (try ? MSG_DONTWAIT : 0) |
+				    (zc ? MSG_MORE : 0));
 
 		if (k < 0 && errno == EINTR)
 			continue;
@@ -109,7 +145,7 @@ static int send_replies(struct conn *c, struct req **rs, unsigned int n,
 			msg.msg_iov->iov_len -= k;
 		}
 	}
-	return 0;
+	return zc ? send_file_data(c, zc) : 0;
 }
 
 static struct req *writer_next(struct conn *c, bool *broken)
@@ -150,14 +186,51 @@ static bool send_failed(struct conn *c, struct req *r)
 	return true;
 }
 
+/*
+ * Zero-copy WRITEs: a payload waits in one of the connection's pipes
+ * until all of it is there; the writer thread then moves it into the
+ * file and replies, while the reader takes in the next request.  A pipe
+ * is owned by the reader while free and while it fills, by the writer
+ * from the hand-over until it is put back (c->pipes_busy, under
+ * c->lock).
+ */
+static void pipe_put(struct conn *c, int i)
+{
+	pthread_mutex_lock(&c->lock);
+	c->pipes_busy &= ~(1u << i);
+	pthread_mutex_unlock(&c->lock);
+}
+
+/* Close pipe @i (what is left in it is dropped) and put it back. */
+static void pipe_drop(struct conn *c, int i)
+{
+	close(c->pipes[i][0]);
+	close(c->pipes[i][1]);
+	c->pipes[i][0] = c->pipes[i][1] = -1;
+	pipe_put(c, i);
+}
+
+/* Writer: a zero-copy WRITE's payload from its pipe into the file. */
+static void write_from_pipe(struct conn *c, struct req *r)
+{
+	int i = r->pipe;
+
+	r->pipe = -1;
+	if (engine_write_pipe(r, c->pipes[i][0]))
+		pipe_put(c, i);
+	else
+		pipe_drop(c, i);	/* with what the file refused */
+}
+
 static void *writer_main(void *arg)
 {
 	struct conn *c = arg;
 	struct req *r;
-
 	bool broken;
 
 	while ((r = writer_next(c, &broken))) {
+		if (r->pipe >= 0)
+			write_from_pipe(c, r);
 		if (!broken) {
 			pthread_mutex_lock(&c->send_lock);
 			if (send_replies(c, &r, 1, false) < 0)
@@ -217,7 +290,7 @@ static void reply_flush(struct conn *c)
 static void reply_inline(struct conn *c, struct req *r)
 {
 	c->batch[c->nbatch++] = r;
-	if (c->nbatch == REPLY_BATCH)
+	if (c->nbatch == REPLY_BATCH || r->zc)
 		reply_flush(c);
 }
 
@@ -257,7 +330,7 @@ static struct req *req_new(struct conn *c, const unsigned char *h)
 	r->handle = get_be64(h + 8);
 	r->offset = get_be64(h + 16);
 	r->len = get_be32(h + 24);
-	r->fd = -1;
+	r->pipe = -1;
 	return r;
 }
 
@@ -369,6 +442,12 @@ static int conn_read(struct conn *c, void *dst, size_t len)
 	return 0;
 }
 
+static void log_cut_write(struct conn *c, struct req *r)
+{
+	log_msg("conn %u: client vanished inside write payload handle=0x%llx length=%u",
+		c->id, (unsigned long long)r->handle, r->len);
+}
+
 /* Read the payload of a WRITE (even one we will refuse). -1 = close. */
 static int read_payload(struct conn *c, struct req *r)
 {
@@ -384,8 +463,7 @@ static int read_payload(struct conn *c, struct req *r)
 		return conn_read(c, NULL, r->len);
 	}
 	if (conn_read(c, r->buf, r->len) < 0) {
-		log_msg("conn %u: client vanished inside write payload handle=0x%llx length=%u",
-			c->id, (unsigned long long)r->handle, r->len);
+		log_cut_write(c, r);
 		return -1;
 	}
 	return 0;
@@ -403,11 +481,157 @@ static int alloc_read_buf(struct req *r)
 	return 0;
 }
 
+/*
+ * Reader: a free pipe that holds @len bytes, made on first use; -1 if
+ * there is none (the WRITE is copied: the reader never waits for one).
+ */
+static int pipe_get(struct conn *c, uint32_t len)
+{
+	int i, sz;
+
+	if (c->no_pipe)
+		return -1;
+	pthread_mutex_lock(&c->lock);
+	for (i = 0; i < CONN_PIPES && (c->pipes_busy & (1u << i)); i++)
+		;
+	if (i < CONN_PIPES)
+		c->pipes_busy |= 1u << i;
+	pthread_mutex_unlock(&c->lock);
+	if (i == CONN_PIPES)
+		return -1;
+	if (c->pipes[i][0] < 0) {
+		if (pipe2(c->pipes[i], O_CLOEXEC) < 0) {
+			log_dbg("conn %u: pipe2: %s; WRITEs are copied",
+				c->id, strerror(errno));
+			c->pipes[i][0] = c->pipes[i][1] = -1;
+			c->no_pipe = true;
+			pipe_put(c, i);
+			return -1;
+		}
+		fcntl(c->pipes[i][1], F_SETPIPE_SZ, CONN_PIPE);	/* or less */
+		sz = fcntl(c->pipes[i][1], F_GETPIPE_SZ);
+		c->pipe_size[i] = sz > 0 ? sz : 0;
+	}
+	if (len > c->pipe_size[i]) {
+		pipe_put(c, i);
+		return -1;
+	}
+	return i;
+}
+
+/* The pipe has no free slot (small pieces can fill it before its size). */
+static bool pipe_full(int fd)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
+
+	return poll(&pfd, 1, 0) == 0;
+}
+
+/* Reader: move @len bytes out of pipe @i into @dst. */
+static int pipe_take(struct conn *c, int i, void *dst, size_t len)
+{
+	while (len) {
+		ssize_t k = read(c->pipes[i][0], dst, len);
+
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			return -1;
+		dst = (char *)dst + k;
+		len -= k;
+	}
+	return 0;
+}
+
+/*
+ * The pipe ran out of slots with @have bytes of @r's payload in it:
+ * they go into r->buf and the rest is read after them, as for a copied
+ * WRITE.  0 = the payload is in r->buf, 1 = no memory (r->error set,
+ * payload dropped), -1 = the client vanished.
+ */
+static int write_unspliced(struct conn *c, struct req *r, uint32_t have)
+{
+	size_t alloc = ((size_t)r->len + 4095) & ~(size_t)4095;
+	int i = r->pipe;
+
+	log_dbg("conn %u: WRITE handle=0x%llx length=%u: pipe full at %u bytes; copied",
+		c->id, (unsigned long long)r->handle, r->len, have);
+	r->pipe = -1;
+	if (posix_memalign(&r->buf, 4096, alloc)) {
+		r->buf = NULL;
+		pipe_drop(c, i);
+		if (conn_read(c, NULL, r->len - have) < 0)
+			goto vanished;
+		r->error = NBD_ENOMEM;
+		return 1;
+	}
+	if (pipe_take(c, i, r->buf, have) < 0) {
+		pipe_drop(c, i);
+		goto vanished;
+	}
+	pipe_put(c, i);
+	if (conn_read(c, (char *)r->buf + have, r->len - have) < 0)
+		goto vanished;
+	pthread_mutex_lock(&c->lock);
+	c->held_bytes += r->len;	/* a buffer after all */
+	r->held = r->len;
+	pthread_mutex_unlock(&c->lock);
+	return 0;
+vanished:
+	log_cut_write(c, r);
+	return -1;
+}
+
+/*
+ * Reader, a zero-copy WRITE: its payload into its pipe r->pipe
+ * (splice(2) takes the socket's pages; the bytes already in c->rbuf
+ * are copied in).  Nothing reaches the file before all of it is there,
+ * so a client that vanishes inside the payload leaves no byte of it in
+ * the file, as with a buffer.  1 = in the pipe, for the writer; 0 = in
+ * r->buf after all (see write_unspliced()); -1 = the client vanished.
+ */
+static int write_spliced(struct conn *c, struct req *r)
+{
+	uint32_t have = c->rend - c->rstart;
+	int pfd = c->pipes[r->pipe][1];
+	bool more = false;
+	ssize_t got;
+
+	if (have > r->len)
+		have = r->len;
+	/* an empty pipe that holds r->len bytes takes these at once */
+	if (have && write(pfd, c->rbuf + c->rstart, have) != (ssize_t)have)
+		goto vanished;
+	c->rstart += have;
+	if (have < r->len)
+		reply_flush(c);		/* about to wait for the client */
+	while (have < r->len) {
+		if (more && pipe_full(pfd))
+			return write_unspliced(c, r, have);
+		got = splice(c->fd, NULL, pfd, NULL, r->len - have,
+			     SPLICE_F_MOVE);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			goto vanished;
+		have += got;
+		more = true;
+	}
+	return 1;
+vanished:
+	pipe_drop(c, r->pipe);
+	r->pipe = -1;
+	log_cut_write(c, r);
+	return -1;
+}
+
 /* One request: 1 = go on, 0 = NBD_CMD_DISC, -1 = close. */
 static int serve_one(struct conn *c, const unsigned char *h)
 {
 	struct req *r = req_new(c, h);
 	uint32_t hold;
+	bool zc;
+	int ret;
 
 	if (!r)
 		return -1;
@@ -417,12 +641,18 @@ static int serve_one(struct conn *c, const unsigned char *h)
 		return 0;
 	}
 	r->error = check_request(c, r);
+	zc = !r->error && engine_fast_path() && engine_zero_copy(r);
+	if (zc && r->type == NBD_CMD_WRITE)
+		zc = (r->pipe = pipe_get(c, r->len)) >= 0;
 	hold = 0;
-	if ((r->type == NBD_CMD_WRITE && r->len <= NBD_MAX_PAYLOAD) ||
-	    (r->type == NBD_CMD_READ && !r->error))
+	if (!zc && ((r->type == NBD_CMD_WRITE && r->len <= NBD_MAX_PAYLOAD) ||
+		    (r->type == NBD_CMD_READ && !r->error)))
 		hold = r->len;
 	conn_reserve(c, r, hold);
-	if (r->type == NBD_CMD_WRITE && read_payload(c, r) < 0) {
+	ret = 0;
+	if (r->type == NBD_CMD_WRITE)
+		ret = zc ? write_spliced(c, r) : read_payload(c, r);
+	if (ret < 0) {
 		pthread_mutex_lock(&c->lock);
 		c->broken = true;	/* the stream is lost: no more replies */
 		pthread_mutex_unlock(&c->lock);
@@ -430,8 +660,17 @@ static int serve_one(struct conn *c, const unsigned char *h)
 		conn_complete(r);	/* the writer frees it */
 		return -1;
 	}
+	if (ret > 0) {
+		conn_complete(r);	/* the writer writes it, replies */
+		return 1;
+	}
 	if (r->type == NBD_CMD_READ && !r->error && conn_broken(c))
 		r->error = NBD_EIO;	/* no one will take the data */
+	if (r->type == NBD_CMD_READ && !r->error && zc) {
+		r->zc = true;		/* sent by sendfile from the cache */
+		reply_inline(c, r);
+		return 1;
+	}
 	if (r->type == NBD_CMD_READ && !r->error)
 		alloc_read_buf(r);
 	if (r->error) {
@@ -517,6 +756,7 @@ static void conn_unlink(struct conn *c)
 static void *reader_main(void *arg)
 {
 	struct conn *c = arg;
+	int i;
 
 	set_rcv_timeout(c->fd, HANDSHAKE_TIMEOUT_S);
 	c->rbuf = malloc(CONN_RBUF);
@@ -534,6 +774,12 @@ static void *reader_main(void *arg)
 	else
 		log_dbg("conn %u: closed", c->id);
 	close(c->fd);
+	for (i = 0; i < CONN_PIPES; i++) {
+		if (c->pipes[i][0] >= 0) {
+			close(c->pipes[i][0]);
+			close(c->pipes[i][1]);
+		}
+	}
 	free(c->rbuf);
 	conn_unlink(c);
 	pthread_mutex_destroy(&c->send_lock);
@@ -568,7 +814,7 @@ static int conn_spawn(struct conn *c)
 int conn_start(int fd, const char *peer)
 {
 	struct conn *c;
-	int err;
+	int err, i;
 
 	pthread_mutex_lock(&conns_lock);
 	if (shutting_down || nconns >= cfg.max_conns) {
@@ -586,6 +832,8 @@ int conn_start(int fd, const char *peer)
 		return -1;
 	}
 	c->fd = fd;
+	for (i = 0; i < CONN_PIPES; i++)
+		c->pipes[i][0] = c->pipes[i][1] = -1;
 	c->id = ++next_id;
 	snprintf(c->peer, sizeof(c->peer), "%s", peer);
 	pthread_mutex_init(&c->send_lock, NULL);

@@ -9,7 +9,8 @@ per finding; exit status 0 = all good, 1 = a mismatch or error.
 
   nbdcheck.py unaligned URI MODEL   random unaligned reads and writes at
                                     odd offsets across block boundaries,
-                                    64 in flight; the model is saved to
+                                    64 in flight, then 200 of 64 KiB to
+                                    1 MiB + 5; the model is saved to
                                     MODEL (compare it with the file)
   nbdcheck.py interleave URI NCONN  NCONN connections write disjoint
                                     9-byte pieces that share every 4 KiB
@@ -31,7 +32,17 @@ per finding; exit status 0 = all good, 1 = a mismatch or error.
   nbdcheck.py abandon SOCKET ROUNDS raw-protocol clients that vanish:
                                     after the greeting, inside an option,
                                     with 64 requests pending and a write
-                                    payload cut short
+                                    payload cut short (1000 bytes of
+                                    64 KiB, 700,000 of 1 MiB)
+  nbdcheck.py refused URI LIMIT     WRITEs at and across LIMIT (the
+                                    server's RLIMIT_FSIZE) of 4 KiB to
+                                    1 MiB + 5 get ENOSPC; the connection
+                                    goes on (data written after is read
+                                    back)
+  nbdcheck.py pieces SOCKET         raw-protocol WRITEs of 64 KiB to
+                                    1 MiB whose payload comes in many
+                                    small sends (1 to 65536 bytes), read
+                                    back and compared
 """
 import hashlib
 import random
@@ -118,6 +129,16 @@ def odd_extent(rng, size):
     return off, min(length, size - off)
 
 
+def large_extent(rng, size):
+    """Lengths the server moves by splice/sendfile (64 KiB up to its
+    1 MiB pipe) and just past it, at odd offsets."""
+    off = rng.randrange(0, size // 4096) * 4096 + rng.choice([0, 1, 4095])
+    length = rng.choice([65536, 65539, rng.randrange(65536, 1 << 20),
+                         1 << 20, (1 << 20) + 5])
+    off = min(off, size - 1)
+    return off, min(length, size - off)
+
+
 def cmd_unaligned(uri, model_path):
     h = connect(uri)
     size = min(h.get_size(), REGION)
@@ -138,32 +159,38 @@ def cmd_unaligned(uri, model_path):
     # overlapping requests open): reads are checked against the model as
     # of their submission.  Neighbours in the same block do overlap in
     # flight: that is what the server's read-modify-write must survive.
-    busy = []
-    for n in range(3000):
-        off, length = odd_extent(rng, size)
-        busy = [(o, ln, c) for (o, ln, c) in busy if c in p.pending]
-        if any(o < off + length and off < o + ln for (o, ln, c) in busy):
-            p.drain()
-            busy = []
-        if rng.random() < 0.5:
-            data = bytearray(rng.randbytes(length))
-            model[off:off + length] = data
-            c = p.pwrite(data, off)
-        else:
-            c = p.pread(length, off,
-                        check_at(off, bytes(model[off:off + length])))
-        busy.append((off, length, c))
-    p.drain()
+    def phase(count, extent):
+        busy = []
+        for n in range(count):
+            off, length = extent(rng, size)
+            busy = [(o, ln, c) for (o, ln, c) in busy if c in p.pending]
+            if any(o < off + length and off < o + ln
+                   for (o, ln, c) in busy):
+                p.drain()
+                busy = []
+            if rng.random() < 0.5:
+                data = bytearray(rng.randbytes(length))
+                model[off:off + length] = data
+                c = p.pwrite(data, off)
+            else:
+                c = p.pread(length, off,
+                            check_at(off, bytes(model[off:off + length])))
+            busy.append((off, length, c))
+        p.drain()
+
+    phase(3000, odd_extent)
+    peak = p.peak
+    phase(200, large_extent)
     h.flush()
     for i in range(0, size, 65536):
         if h.pread(min(65536, size - i), i) != model[i:i + 65536]:
             bad.append(i)
     with open(model_path, "wb") as f:
         f.write(model)
-    print("unaligned: 3000 requests, peak %d in flight, %d mismatches"
-          % (p.peak, len(bad)))
-    if p.peak < INFLIGHT:
-        die("only %d requests were in flight at once" % p.peak)
+    print("unaligned: 3000 requests, peak %d in flight, then 200 of "
+          "64 KiB to 1 MiB, %d mismatches" % (peak, len(bad)))
+    if peak < INFLIGHT:
+        die("only %d requests were in flight at once" % peak)
     if bad:
         die("data mismatch at offsets %s" % bad[:10])
 
@@ -331,6 +358,7 @@ def cmd_pipeline(uri, index, model_path):
 OPT_MAGIC = 0x49484156454F5054
 REP_MAGIC = 0x3e889045565a9
 REQ_MAGIC = 0x25609513
+SIMPLE_MAGIC = 0x67446698
 
 
 def raw_greeted(path):
@@ -367,6 +395,78 @@ def raw_go(s):
             die("NBD_OPT_GO refused: reply type %#x" % rtype)
 
 
+def raw_reply(s, handle, length):
+    """The simple reply to @handle (sent alone), with @length bytes."""
+    hdr = b""
+    while len(hdr) < 16:
+        chunk = s.recv(16 - len(hdr))
+        if not chunk:
+            die("server closed before reply %d" % handle)
+        hdr += chunk
+    magic, err, got = struct.unpack(">IIQ", hdr)
+    if magic != SIMPLE_MAGIC or got != handle or err:
+        die("reply %r to handle %d" % ((magic, err, got), handle))
+    data = bytearray()
+    while len(data) < length:
+        chunk = s.recv(min(65536, length - len(data)))
+        if not chunk:
+            die("server closed inside reply %d" % handle)
+        data += chunk
+    return data
+
+
+def cmd_pieces(path, unused):
+    """Large writes whose payload comes in many small sends (every
+    send is a socket buffer of its own), read back and compared."""
+    s = raw_greeted(path)
+    raw_go(s)
+    rng = random.Random(5)
+    for n, (length, piece) in enumerate([(1 << 20, 4200), (1 << 20, 100),
+                                         (65536 + 3, 1), (999999, 65536)]):
+        off = 4096 * n * 300 + 7
+        data = rng.randbytes(length)
+        s.sendall(struct.pack(">IHHQQI", REQ_MAGIC, 0, 1, 2 * n, off, length))
+        for i in range(0, length, piece):
+            s.sendall(data[i:i + piece])
+        raw_reply(s, 2 * n, 0)
+        s.sendall(struct.pack(">IHHQQI", REQ_MAGIC, 0, 0, 2 * n + 1, off,
+                              length))
+        if raw_reply(s, 2 * n + 1, length) != data:
+            die("write of %d bytes in pieces of %d read back wrong"
+                % (length, piece))
+    s.close()
+    print("pieces: 4 writes sent in small pieces read back right")
+
+
+def cmd_refused(uri, limit):
+    """WRITEs at and across @limit, where the server's file refuses
+    them, fail with ENOSPC whatever their size; after each the
+    connection goes on and reads back what it writes below @limit."""
+    h = connect(uri)
+    limit = int(limit)
+    rng = random.Random(9)
+    cases = [(4096, limit + 4096), (65536, limit), ((1 << 20) + 5, limit),
+             (1 << 20, limit + 3), (1 << 20, limit - 4096 - 5),
+             (100000, limit - 99)]
+    for length, off in cases:
+        try:
+            h.pwrite(rng.randbytes(length), off)
+            die("write of %d bytes at %d past the limit %d succeeded"
+                % (length, off, limit))
+        except nbd.Error as e:
+            if e.errno != "ENOSPC":
+                die("write of %d bytes at %d: %s, not ENOSPC"
+                    % (length, off, e))
+        good = rng.randbytes(rng.choice([65536 + 7, 4096, 1 << 20]))
+        at = limit - len(good) - 100
+        h.pwrite(good, at)
+        if h.pread(len(good), at) != good:
+            die("after a refused write of %d bytes at %d: data read back "
+                "wrong" % (length, off))
+    print("refused: %d writes past the file size limit got ENOSPC, the "
+          "connection went on" % len(cases))
+
+
 def cmd_abandon(path, rounds):
     for n in range(rounds):
         s = raw_greeted(path)           # gone after the greeting
@@ -385,7 +485,12 @@ def cmd_abandon(path, rounds):
         s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
                      struct.pack("ii", 1, 0))   # RST, replies unread
         s.close()
-    print("abandon: %d rounds of 3 vanishing clients" % rounds)
+        s = raw_greeted(path)           # most of a 1 MiB payload, cut
+        raw_go(s)
+        s.sendall(struct.pack(">IHHQQI", REQ_MAGIC, 0, 1, 98, 3, 1 << 20)
+                  + b"y" * 700000)
+        s.close()
+    print("abandon: %d rounds of 4 vanishing clients" % rounds)
 
 
 def main():
@@ -411,6 +516,10 @@ def main():
             cmd_pipeline(uri, int(arg), sys.argv[4])
         elif cmd == "abandon":
             cmd_abandon(uri, int(arg))
+        elif cmd == "pieces":
+            cmd_pieces(uri, arg)
+        elif cmd == "refused":
+            cmd_refused(uri, arg)
         else:
             print(__doc__)
             sys.exit(2)
