@@ -7,7 +7,8 @@ usage: bench/analyze.py --out DIR RAW [RAW...]
 
 Each RAW holds one run's lines: BENCH_INFO {...}, BENCH {...} (one per
 measurement, with fio's own JSON inside), BENCH_STARTUP {...} and
-BENCH_FLIP {...} (start-up and the flip of W6's depth, see their _agg),
+BENCH_FLIP {...} (start-up, the write family's workload wc, and the flip
+of W6's depth, see their _agg),
 BENCH_ERR {...}, BENCH_DONE, and bench/run's BENCH_HOST {...} (the run's
 label, the VM's exit status, the host). With several RAW files (bench/run --merge), each table (one disk,
 one workload) comes whole from the last run that measured it, and says
@@ -70,6 +71,27 @@ WL_TITLE = {
              "each, io_uring",
 }
 W6_WLS = ("w6qd1", "w6qd32", "w6p4", "w6qd1u", "w6qd32u", "w6p4u")
+# The write family (guest.sh write_family(), bench/README.md): its
+# workloads measured with a window (wc is a start-up, BENCH_STARTUP), the
+# fairq configurations its targets are evaluated for, the references of
+# its targets, and wd's weights (cgroups bulk1 and bulk4, 1:4).
+WF_WLS = ("wa", "wa-lo", "wb", "wd")
+WF_TITLE = {
+    "wa": "wa: commit log (buffered 4 KiB appends, fdatasync after each) "
+          "beside a bulk copy (buffered 1 MiB sequential writes), the "
+          "kernel's dirty limits",
+    "wa-lo": "wa-lo: wa under lowered dirty limits (vm.dirty_bytes 8 MiB, "
+             "background 4 MiB)",
+    "wb": "wb: small synchronous random reader (4 KiB, psync, direct, a "
+          "file) beside a bulk copy, the kernel's dirty limits",
+    "wd": "wd: two bulk copies in cgroups weighted 1:4 (bulk1 100, bulk4 "
+          "400), the kernel's dirty limits",
+    "wc": "wc: application start-up (100 small files read cold) beside a "
+          "bulk copy, the kernel's dirty limits",
+}
+WF_FQ_CFGS = ["fairq-cfq", "fairq-cfq@cgroup"]
+WF_RAW = ("none", "mq-deadline", "bfq", "kyber")   # the copy-alone target's references
+WD_WEIGHTS = {"bulk1": 1, "bulk4": 4}
 # Weights of the weighted workloads. Workload 4: fairq's weight per
 # best-effort level, 25 x (8 - level) (sched/fq_sched.h); the idle class
 # has no weight, so no guarantee: it is reported, not in G or Jain.
@@ -101,6 +123,20 @@ def sweep_depth(c):
     return int(c.split(":depth=")[1].split(",")[0])
 
 
+def is_alone(wl):
+    """The alone runs: "alone" (every spec in one fio, fio's figures) and
+    the write family's "alone-SPEC" (one spec with a window)."""
+    return wl == "alone" or wl.startswith("alone-")
+
+
+def is_wf(wl):
+    return wl in WF_WLS
+
+
+def is_copy(spec):
+    return (spec or "").startswith("wcopy")
+
+
 def cfg_key(c):
     b = base_cfg(c)
     return (CFG_ORDER.index(b) if b in CFG_ORDER else 99,
@@ -110,7 +146,7 @@ def cfg_key(c):
 def wl_key(w):
     if w.startswith("w7-"):
         return (7, int(w[3:]))
-    order = ["w1", "w2", "w3", "w4", "w4cg", "w5", *W6_WLS]
+    order = ["w1", "w2", "w3", "w4", "w4cg", "w5", *W6_WLS, *WF_WLS]
     return (order.index(w) if w in order else 50, 0)
 
 
@@ -127,6 +163,8 @@ def weights(wl, names):
         return {n: W4_WEIGHTS[n] for n in names if n in W4_WEIGHTS}
     if wl == "w4cg":
         return {n: W4CG_WEIGHTS[n] for n in names if n in W4CG_WEIGHTS}
+    if wl == "wd":
+        return {n: WD_WEIGHTS[n] for n in names if n in WD_WEIGHTS}
     return {n: 1 for n in names}
 
 
@@ -150,9 +188,18 @@ def parse_size(s):
 
 # ---------------------------------------------------------------- parsing
 
+def pct_us(pct, q):
+    """Percentile q of one of fio's "percentile" tables (ns), in us."""
+    for k, v in (pct or {}).items():
+        if abs(float(k) - q) < 1e-6:
+            return v / 1000.0
+    return None
+
+
 def job_figures(job):
     """One fio job's figures (read and write summed; latency of the
-    direction that moved more bytes)."""
+    direction that moved more bytes; with fsync or fdatasync, fio's "sync"
+    section: the latency of each sync call)."""
     rd, wr = job.get("read", {}), job.get("write", {})
     main = rd if rd.get("io_bytes", 0) >= wr.get("io_bytes", 0) else wr
     clat = main.get("clat_ns", {})
@@ -160,12 +207,11 @@ def job_figures(job):
     runtime_ms = max(rd.get("runtime", 0), wr.get("runtime", 0))
     io_bytes = rd.get("io_bytes", 0) + wr.get("io_bytes", 0)
     ios = rd.get("total_ios", 0) + wr.get("total_ios", 0)
+    slat = (job.get("sync") or {}).get("lat_ns") or {}
+    spct = slat.get("percentile") or {}
 
     def p(q):
-        for k, v in pct.items():
-            if abs(float(k) - q) < 1e-6:
-                return v / 1000.0
-        return None
+        return pct_us(pct, q)
 
     opts = job.get("job options", {}) or {}
     return {
@@ -182,6 +228,10 @@ def job_figures(job):
         "p50_us": p(50), "p90_us": p(90), "p99_us": p(99),
         "p999_us": p(99.9),
         "usr_cpu": job.get("usr_cpu"), "sys_cpu": job.get("sys_cpu"),
+        "sync_n": slat.get("N") if slat else None,
+        "sync_mean_us": slat["mean"] / 1000.0 if slat.get("mean") is not None else None,
+        "sync_p50_us": pct_us(spct, 50), "sync_p99_us": pct_us(spct, 99),
+        "sync_max_us": slat["max"] / 1000.0 if slat.get("max") is not None else None,
         "_bins": clat.get("bins"),
     }
 
@@ -262,6 +312,7 @@ def measurement(obj):
     m["w5_cgroups"] = obj.get("w5_cgroups", "")
     window_bytes(m, obj.get("procio"), obj.get("cgprocs", ""))
     ms = win.get("ms") or 0
+    wf_window(m, obj.get("wf"), ms, obj.get("fairq0") or {})
     nio = (win.get("reads", 0) or 0) + (win.get("writes", 0) or 0)
     nbytes = ((win.get("rsect", 0) or 0) + (win.get("wsect", 0) or 0)) * 512
     m["lower_iops"] = nio * 1000.0 / ms if ms else None
@@ -287,7 +338,11 @@ def measurement(obj):
     # jobs run one after the other, each alone for its whole runtime).
     for j in jobs:
         if m["wl"] != "alone" and j.get("win_bytes") is not None and ms:
-            j["tput"], j["tput_src"] = j["win_bytes"] * 1000.0 / ms, "window"
+            j["tput"], j["tput_src"] = (j["win_bytes"] * 1000.0 / ms,
+                                        j.get("win_src", "window"))
+        elif j.get("win_src") == "gone":
+            # (its processes exited before the window closed)
+            j["tput"], j["tput_src"] = None, "gone"
         else:
             j["tput"], j["tput_src"] = float(j["bw_bytes"]), "fio"
     m["missing_jobs"] = missing
@@ -341,6 +396,144 @@ def window_bytes(m, procio, cgprocs):
         j["win_bytes"] = bytid.get(tid)
 
 
+CGIO_FIELDS = ("rb", "wb", "dirty", "writeback", "srb", "swb")
+
+
+def parse_cgio(text):
+    """guest.sh cgio(): "NAME:rb:wb:dirty:writeback:srb:swb ..." ->
+    {NAME: (rb, wb, dirty, writeback, srb, swb)}: the bytes its processes
+    read and dirtied (/proc/PID/io), its memcg's dirty and writeback
+    page-cache bytes, what its io.stat counted submitted to the lower
+    device."""
+    out = {}
+    for e in (text or "").split():
+        f = e.split(":")
+        if len(f) == 7:
+            try:
+                out[f[0]] = tuple(int(x) for x in f[1:])
+            except ValueError:
+                pass
+    return out
+
+
+def flow_table(text_lines):
+    """fairq's stats flow lines -> {key: {field: int or str}}."""
+    out = {}
+    for ln in text_lines or []:
+        # "KEY class=be level=4 ..." (stats_json keeps what follows "flow")
+        parts = ln.split()
+        if not parts:
+            continue
+        d = {}
+        for p in parts:
+            k, eq, v = p.partition("=")
+            if eq:
+                d[k] = int(v) if v.isdigit() else v
+        key = d.get("key")
+        if key is not None:
+            out[key] = d
+    return out
+
+
+def cg_delta(wf):
+    """{NAME: {field: change over the window}} of a wf object's cgio pair;
+    "gone": the cgroup's processes had exited by the window's end (their
+    /proc/PID/io with them: no figure)."""
+    pair = wf.get("cgio") or ["", ""]
+    a, b = parse_cgio(pair[0]), parse_cgio(pair[-1])
+    out = {}
+    for n, v in b.items():
+        v0 = a.get(n, (0,) * 6)
+        d = dict(zip(CGIO_FIELDS, (y - x for x, y in zip(v0, v))))
+        d["gone"] = d["rb"] + d["wb"] < 0
+        out[n] = d
+    return out
+
+
+def written(d):
+    """What of a cgroup's writes reached the disk over the window: the
+    bytes its processes dirtied less the growth of its dirty and writeback
+    pages (a page dirtied again before it was written counts once)."""
+    return d["wb"] - d["dirty"] - d["writeback"]
+
+
+def wf_window(m, wf, ms, fairq0):
+    """The write family's figures of one measurement (guest.sh wf_json).
+    Each job's bytes over the window come from its cgroup (cgio(), read
+    at the window's ends with the lower device's counters): a copy's are
+    what of its data reached the disk (written()), not what it dirtied
+    (its dirty pages can grow by tens of MiB in a window at the kernel's
+    limits) and not its io.stat (counted at submission, and under
+    data=ordered jbd2 writes the copy's data as root); the others' are
+    their processes' read and write bytes (a commit's appends are
+    written by its own fdatasync). "other": the lower device's writes
+    less every job's (the journal, metadata). Also the dirty pages at
+    the window's ends, the teardown, fairq's flows over the window."""
+    m["wf"], m["other_write_mib_s"] = None, None
+    if not wf:
+        return
+    cg = cg_delta(wf)
+    info = {k: wf.get(k) for k in ("fs", "dirty", "sysctl", "queue", "start_ms",
+                                   "rm_ms", "drain_ms", "cgids", "flow_names")}
+    info["cgio"] = cg
+    vm = [[int(x) for x in v.split()] for v in (wf.get("vm") or []) if v.strip()]
+    info["vm"] = vm
+    info["pool_delta"] = ((vm[1][0] + vm[1][1] - vm[0][0] - vm[0][1]) * 4096
+                          if len(vm) == 2 else None)
+    wsum = 0
+    for j in m["jobs"]:
+        d = cg.get(j["name"])
+        if not d:
+            continue
+        j["submitted_bytes"] = d["srb"] + d["swb"]
+        if d["gone"]:
+            j["win_bytes"], j["win_src"] = None, "gone"
+            wsum = None
+            continue
+        if is_copy(j.get("spec")):
+            j["dirtied_bytes"] = d["wb"]
+            j["win_bytes"], j["win_src"] = written(d), "memcg"
+        else:
+            j["win_bytes"], j["win_src"] = d["rb"] + d["wb"], "cgroup"
+        if wsum is not None:
+            wsum += written(d)
+    wsect = (m["win"].get("wsect") or 0)
+    info["other_wbytes"] = wsect * 512 - wsum if cg and wsum is not None else None
+    # A commit that completed no fdatasync after fio's ramp (fio has no
+    # sample): its p99 is at least the window, and is shown as such.
+    for j in m["jobs"]:
+        if j.get("spec") == "wsync4k" and not j.get("sync_n") and ms:
+            j["sync_p99_us"] = j["sync_p50_us"] = ms * 1000.0
+            j["sync_censored"] = True
+    m["wf"] = info
+    m["other_write_mib_s"] = (info["other_wbytes"] / MIB * 1000.0 / ms
+                              if ms and info["other_wbytes"] is not None else None)
+    f0 = flow_table(fairq0.get("flow_lines"))
+    f1 = flow_table(m["fairq_stats"].get("flow_lines"))
+    names = dict(e.split("=", 1) for e in (wf.get("flow_names") or "").split(";")
+                 if "=" in e)
+    cgids = {v: k for k, _, v in (e.partition("=") for e in
+                                  (wf.get("cgids") or "").split())}
+    flows = []
+    for key, d in f1.items():
+        d0 = f0.get(key)
+        fresh = not d0 or d0.get("reqs", 0) > d.get("reqs", 0)
+        dd = {k: d.get(k, 0) - (0 if fresh else d0.get(k, 0))
+              for k in ("reqs", "bytes", "wait_ns_sum")}
+        who = names.get(str(key)) or ""
+        if "@cgroup" in (m.get("cfg") or ""):
+            who = ("cgroup bench-" + cgids[str(key)] if str(key) in cgids
+                   else "root cgroup" if key == 1 else "cgroup " + str(key))
+        flows.append({"key": key, "who": who, "reqs": dd["reqs"],
+                      "bytes": dd["bytes"], "since_window": not fresh,
+                      "wait_ms_mean": (dd["wait_ns_sum"] / dd["reqs"] / 1e6
+                                       if dd["reqs"] else None),
+                      "wait_ms_max": d.get("wait_ns_max", 0) / 1e6,
+                      "queued": d.get("queued"), "weight": d.get("weight")})
+    flows.sort(key=lambda f: -f["bytes"])
+    info["flows"] = flows
+
+
 def derive_fairness(m):
     """Jain's index over each job's window bytes divided by its weight (the
     jobs with a guarantee), max/min, the light reader's figures."""
@@ -362,6 +555,10 @@ def derive_fairness(m):
         wsum = sum(W4_WEIGHTS.values())
         m["w4_dev"] = {n: (m["win_share"][n] / be_tot)
                        / (W4_WEIGHTS[n] / wsum) - 1 for n in W4_WEIGHTS}
+    if m["wl"] == "wd" and m["win_share"]:
+        wsum = sum(WD_WEIGHTS.values())
+        m["wd_dev"] = {n: m["win_share"][n] / (WD_WEIGHTS[n] / wsum) - 1
+                       for n in WD_WEIGHTS if n in m["win_share"]}
     # What counting noise alone gives: each of n jobs completes a Poisson
     # number of I/Os with mean mu, so E[Jain] ~ 1 / (1 + 1/mu).
     ios = [j["ios"] for j in jobs]
@@ -384,7 +581,7 @@ def slowdown(m, alone_tput):
         return
     for j in jobs:
         a = alone_tput(j["spec"]) if j.get("spec") else None
-        if a:
+        if a and j["tput"] is not None:
             m["slowdown"][j["name"]] = j["tput"] / a
             m["alone"][j["name"]] = a
     if len(m["slowdown"]) == len(jobs):
@@ -405,7 +602,7 @@ def select_runs(meas):
     each disk and configuration) from the last run that measured it. Returns the
     kept measurements and {(dev, wl): run index}."""
     def key(m):
-        return (m["dev"], m["wl"] if m["wl"] != "alone" else "alone:" + m["cfg"])
+        return (m["dev"], m["wl"] + ":" + m["cfg"] if is_alone(m["wl"]) else m["wl"])
 
     src = {}
     for m in meas:
@@ -413,14 +610,17 @@ def select_runs(meas):
     return [m for m in meas if src[key(m)] == m["run"]], src
 
 
-def alone_table(meas):
-    """(dev, cfg, spec) -> bytes/s alone (median over the alone runs)."""
+def alone_table(meas, what="tput"):
+    """(dev, cfg, spec) -> bytes/s alone (median over the alone runs); or
+    another of the job's figures (what), or "lower_write_mib_s", the lower
+    device's writes in an alone-SPEC run's window."""
     acc = {}
     for m in meas:
-        if m["wl"] != "alone" or m["rc"]:
+        if not is_alone(m["wl"]) or m["rc"]:
             continue
         for j in m["jobs"]:
-            acc.setdefault((m["dev"], m["cfg"], j["name"]), []).append(j["tput"])
+            v = m.get(what) if what == "lower_write_mib_s" else j.get(what)
+            acc.setdefault((m["dev"], m["cfg"], j.get("spec") or j["name"]), []).append(v)
     return {k: median(v) for k, v in acc.items()}
 
 
@@ -434,7 +634,7 @@ def alone_cfg(c):
 def apply_slowdown(meas):
     alone = alone_table(meas)
     for m in meas:
-        if m["wl"] != "alone":
+        if not is_alone(m["wl"]):
             slowdown(m, lambda spec, m=m: alone.get(
                 (m["dev"], alone_cfg(m["cfg"]), spec)))
     return alone
@@ -444,13 +644,13 @@ AGG_KEYS = ("lower_iops", "lower_mib_s", "lower_write_mib_s", "fq_iops",
             "fq_mib_s", "fio_sum_iops", "fio_sum_mib_s", "jain", "jain_fio",
             "jain_s", "G", "maxmin", "light_p50_us", "light_p99_us",
             "light_share", "cpu_us_per_io", "cpu_ms", "jain_noise",
-            "ios_per_job", "s_sum")
+            "ios_per_job", "s_sum", "other_write_mib_s")
 
 
 def aggregate(meas):
     groups = {}
     for m in meas:
-        if m["wl"] == "alone":
+        if is_alone(m["wl"]):
             continue
         groups.setdefault((m["dev"], m["wl"], m["cfg"]), []).append(m)
     agg = {}
@@ -467,10 +667,12 @@ def aggregate(meas):
         a["jobs"] = {}
         for n in names:
             js = [j for m in ms for j in m["jobs"] if j["name"] == n]
-            a["jobs"][n] = {k: median([j[k] for j in js])
+            a["jobs"][n] = {k: median([j.get(k) for j in js])
                             for k in ("iops", "bw_bytes", "tput", "p50_us",
-                                      "p99_us")}
+                                      "p99_us", "sync_p50_us", "sync_p99_us",
+                                      "sync_n", "dirtied_bytes")}
             a["jobs"][n]["bs"] = js[0]["bs"]
+            a["jobs"][n]["sync_censored"] = any(j.get("sync_censored") for j in js)
             a["jobs"][n]["spec"] = js[0].get("spec")
             a["jobs"][n]["s"] = median([m["slowdown"].get(n) for m in ms
                                         if m.get("slowdown")])
@@ -483,6 +685,27 @@ def aggregate(meas):
             dv = [m["w4_dev"] for m in ms if m.get("w4_dev")]
             a["w4_dev"] = ({n: median([d.get(n) for d in dv]) for n in W4_WEIGHTS}
                            if dv else None)
+        if key[1] == "wd":
+            dv = [m["wd_dev"] for m in ms if m.get("wd_dev")]
+            a["wd_dev"] = ({n: median([d.get(n) for d in dv]) for n in WD_WEIGHTS}
+                           if dv else None)
+        wfs = [m["wf"] for m in ms if m.get("wf")]
+        if wfs:
+            a["wf"] = {k: median([w.get(k) for w in wfs])
+                       for k in ("start_ms", "rm_ms", "drain_ms")}
+            a["wf"].update({k: wfs[-1].get(k) for k in ("fs", "dirty", "sysctl",
+                                                          "queue", "flows")})
+            wms = [m for m in ms if m.get("wf") and m["win"].get("ms")]
+
+            def per_s(f, n):
+                return median([f(m["wf"]["cgio"][n]) / MIB * 1000.0 / m["win"]["ms"]
+                               for m in wms if n in m["wf"]["cgio"]])
+            cgn = wfs[-1]["cgio"]
+            a["wf"]["written_mib_s"] = {n: per_s(written, n) for n in cgn}
+            a["wf"]["submitted_mib_s"] = {n: per_s(lambda d: d["swb"], n) for n in cgn}
+            a["wf"]["dirtied_mib_s"] = {n: per_s(lambda d: d["wb"], n) for n in cgn}
+            a["wf"]["pool_delta_mib"] = median([m["wf"]["pool_delta"] / MIB for m in wms
+                                                if m["wf"].get("pool_delta") is not None])
         a["by_rep"] = {m["rep"]: m.get("lower_iops") for m in ms}
         st = [m["fairq_stats"] for m in ms if m["fairq_stats"]]
         a["fast_only"] = bool(st) and all(fast_only(s) for s in st)
@@ -603,7 +826,7 @@ def ratio(x, y):
 
 
 def tput_unit(wl):
-    return "MiB/s" if wl in ("w3", "w5") else "IOPS"
+    return "MiB/s" if wl in ("w3", "w5") or is_wf(wl) else "IOPS"
 
 
 def total(a, wl):
@@ -807,6 +1030,252 @@ def targets(agg, flips=None):
     return out
 
 
+# ----------------------------------------------------- the write family
+
+def write_targets(agg, wcs, alone_lw):
+    """The write family's targets (bench/README.md), for fairq-cfq and
+    fairq-cfq@cgroup on each disk that ran the family: wa, wa-lo, wb and
+    wc: G >= 0.9 and the lower device's total >= 95% of mq-deadline's;
+    wa and wa-lo: the commit's fsync p99 <= 1/3 of mq-deadline's and of
+    bfq's; wd: each copy's share of the bytes within 10% of its weight's
+    (1:4); a buffered copy alone through fairq: the lower device's
+    writes >= 95% of the best raw scheduler's (none, mq-deadline, bfq,
+    kyber). alone_lw: (dev, cfg, spec) -> the lower device's write MiB/s
+    in the spec's alone run."""
+    out = []
+
+    def add(name, cfg, text, ok):
+        out.append((name, cfg, text,
+                    "n/a" if ok is None else ("PASS" if ok else "MISS")))
+
+    devs = sorted({k[0] for k in agg if is_wf(k[1])} | {k[0] for k in wcs}
+                  | {k[0] for k in alone_lw if is_copy(k[2])})
+    for d in devs:
+        for fq in WF_FQ_CFGS:
+            for wl in WF_WLS:
+                a = agg.get((d, wl, fq))
+                if not a:
+                    continue
+                W = wl.upper()
+                comp = competitors(agg, d, wl)
+                note = ("; fairq's defaults key flows by process: the cgroups' "
+                        "weights are not its" if wl == "wd" and "@cgroup" not in fq
+                        else "")
+                if wl != "wd" and a.get("G") is not None:
+                    bc, bg = best(agg, d, wl, comp, lambda x: x["G"])
+                    ss = ", ".join(f"{n} s {fmt(j.get('s'), 2)}"
+                                   for n, j in a["jobs"].items())
+                    add(f"{W} G >= 0.9 ({d})", fq,
+                        f"G {fmt(a['G'], 2)} ({ss}); best competitor {bc} {fmt(bg, 2)}",
+                        a["G"] >= 0.9)
+                m = agg.get((d, wl, "mq-deadline"))
+                tf, tm = total(a, wl), (total(m, wl) if m else None)
+                if wl != "wd" and tf is not None and tm:
+                    add(f"{W} total >= 95% of mq-deadline's ({d})", fq,
+                        f"{fmt(tf, 2)} vs {fmt(tm, 2)} MiB/s, lower device "
+                        f"({tf / tm * 100:.0f}%)", tf >= 0.95 * tm)
+                if wl.startswith("wa"):
+                    pf = (a["jobs"].get("commit") or {}).get("sync_p99_us")
+                    for ref in ("mq-deadline", "bfq"):
+                        r = agg.get((d, wl, ref))
+                        pr = (r["jobs"].get("commit") or {}).get("sync_p99_us") if r else None
+                        if pf is None or not pr:
+                            continue
+                        add(f"{W} commit fsync p99 <= 1/3 of {ref}'s ({d})", fq,
+                            f"{fmt(pf / 1000, 1)} vs {fmt(pr / 1000, 1)} ms "
+                            f"(ratio {pf / pr:.2f})", pf <= pr / 3)
+                if wl == "wd":
+                    dv = a.get("wd_dev")
+                    if dv and all(v is not None for v in dv.values()):
+                        add(f"WD shares within 10% of 1:4 ({d})", fq,
+                            ", ".join(f"{n} {v * 100:+.0f}%" for n, v in dv.items())
+                            + f" of its weight's share; G {fmt(a.get('G'), 2)}" + note,
+                            max(abs(v) for v in dv.values()) <= 0.10)
+            c = wcs.get((d, fq))
+            if c:
+                ws = {cf: x for (dd, cf), x in wcs.items() if dd == d and not is_fairq(cf)}
+                if c.get("G") is not None:
+                    bc = max((cf for cf in ws if ws[cf].get("G") is not None),
+                             key=lambda cf: ws[cf]["G"], default=None)
+                    add(f"WC G >= 0.9 ({d})", fq,
+                        f"G {fmt(c['G'], 2)} (start-up s {fmt(c['s_startup'], 2)}: "
+                        f"{fmt(c['loaded_ms'])} vs {fmt(c['alone_ms'])} ms; copy s "
+                        f"{fmt(c['s_copy'], 2)}); best competitor {bc} "
+                        f"{fmt(ws[bc]['G'] if bc else None, 2)}", c["G"] >= 0.9)
+                m = ws.get("mq-deadline")
+                if m and m.get("lower_mib_s") and c.get("lower_mib_s") is not None:
+                    add(f"WC total >= 95% of mq-deadline's ({d})", fq,
+                        f"{fmt(c['lower_mib_s'], 2)} vs {fmt(m['lower_mib_s'], 2)} MiB/s, "
+                        f"lower device over the timed read "
+                        f"({c['lower_mib_s'] / m['lower_mib_s'] * 100:.0f}%)",
+                        c["lower_mib_s"] >= 0.95 * m["lower_mib_s"])
+            for spec in sorted({k[2] for k in alone_lw if k[0] == d and is_copy(k[2])}):
+                v = alone_lw.get((d, fq, spec))
+                refs = [(c, alone_lw.get((d, c, spec))) for c in WF_RAW]
+                refs = [(c, x) for c, x in refs if x]
+                if v is None or not refs:
+                    continue
+                bc, bv = max(refs, key=lambda cv: cv[1])
+                add(f"{spec} alone: writes >= 95% of the best raw scheduler's ({d})", fq,
+                    f"{fmt(v, 2)} vs {bc} {fmt(bv, 2)} MiB/s, lower device "
+                    f"({v / bv * 100:.0f}%)", v >= 0.95 * bv)
+    return out
+
+
+def job_unit(j):
+    return "MiB/s" if is_copy(j.get("spec")) or (j.get("bs") or 0) >= MIB else "IOPS"
+
+
+def job_val(j, v):
+    """v (bytes/s) in the job's unit."""
+    if v is None:
+        return None
+    return v / MIB if job_unit(j) == "MiB/s" else v / (j.get("bs") or 4096)
+
+
+def ms_of(us):
+    return us / 1000.0 if us is not None else None
+
+
+def section_writes(agg, wcs, meas, runs, dev):
+    """The write family on @dev: one table per workload, workload wc's,
+    each spec alone, and what fairq's flows were over the window."""
+    s = ""
+    for wl in [w for w in WF_WLS if any(k[0] == dev and k[1] == w for k in agg)]:
+        keys = sorted([k for k in agg if k[0] == dev and k[1] == wl],
+                      key=lambda k: cfg_key(k[2]))
+        names = []
+        for k in keys:
+            for n in agg[k]["jobs"]:
+                if n not in names:
+                    names.append(n)
+        a0 = agg[keys[0]]
+        j0 = {n: next(agg[k]["jobs"][n] for k in keys if n in agg[k]["jobs"])
+              for n in names}
+        head = ["config"]
+        for n in names:
+            u = "ops/s" if n == "commit" else job_unit(j0[n])
+            head += [f"{n} {u} alone", f"{n} with (s)"]
+        head += ["G", "total MiB/s (lower)", "lower write MiB/s",
+                 "written MiB/s (" + " / ".join(names) + " / other)",
+                 "submitted MiB/s, io.stat (" + " / ".join(names) + ")",
+                 "dirty + writeback change MiB"]
+        if wl.startswith("wa"):
+            head += ["commit fsync p50 ms", "commit fsync p99 ms", "p99 alone ms"]
+        if wl == "wb":
+            head += ["reader p99 ms"]
+        if wl == "wd":
+            head += ["bulk1 share", "bulk4 share"]
+        head += ["copy at disk after s", "teardown s", "n"]
+        rows = []
+        walone = alone_table(meas, "sync_p99_us")
+        for k in keys:
+            a = agg[k]
+            r = [k[2]]
+            for n in names:
+                j = a["jobs"].get(n) or {}
+                nd = 2 if job_unit(j0[n]) == "MiB/s" else 0
+                r += [fmt(job_val(j0[n], j.get("alone")), nd),
+                      fmt(job_val(j0[n], j.get("tput")), nd)
+                      + (f" ({j['s']:.2f})" if j.get("s") is not None else "")]
+            wf = a.get("wf") or {}
+            cw, cs = wf.get("written_mib_s") or {}, wf.get("submitted_mib_s") or {}
+            r += [fmt(a.get("G"), 2), fmt(a.get("lower_mib_s"), 2),
+                  fmt(a.get("lower_write_mib_s"), 2),
+                  " / ".join(fmt(cw.get(n), 2) for n in names)
+                  + " / " + fmt(a.get("other_write_mib_s"), 2),
+                  " / ".join(fmt(cs.get(n), 2) for n in names),
+                  fmt(wf.get("pool_delta_mib"), 1)]
+            if wl.startswith("wa"):
+                c = a["jobs"].get("commit") or {}
+                spec = c.get("spec") or "wsync4k"
+                ge = ">= " if c.get("sync_censored") else ""
+                r += [ge + fmt(ms_of(c.get("sync_p50_us")), 1),
+                      ge + fmt(ms_of(c.get("sync_p99_us")), 1),
+                      fmt(ms_of(walone.get((dev, k[2], spec))), 1)]
+            if wl == "wb":
+                r += [fmt(ms_of((a["jobs"].get("reader") or {}).get("p99_us")), 1)]
+            if wl == "wd":
+                ws = a.get("win_share") or {}
+                r += [fmt(ws.get("bulk1"), 3), fmt(ws.get("bulk4"), 3)]
+            r += [fmt(ms_of(wf.get("start_ms")), 1), fmt(ms_of(wf.get("drain_ms")), 1),
+                  a["n"]]
+            rows.append(r)
+        s += f"#### {dev}, workload {WF_TITLE.get(wl, wl)}\n\n"
+        if len(runs) > 1:
+            s += f"(from run {run_note(runs, a0)})\n\n"
+        wf = a0.get("wf") or {}
+        s += (f"File system {wf.get('fs', '?')}; `{wf.get('sysctl', '')}`; lower "
+              f"queue `{wf.get('queue', '')}` (under {keys[0][2]}).\n\n")
+        s += md_table(head, rows) + "\n"
+        if any((agg[k]["jobs"].get("commit") or {}).get("sync_censored") for k in keys):
+            s += ("`>=`: no fdatasync completed in some repetition's window: its "
+                  "figure there is the window's length, a lower bound.\n\n")
+    rows = []
+    for (d, cfg), c in sorted(wcs.items(), key=lambda kv: cfg_key(kv[0][1])):
+        if d != dev:
+            continue
+        ge = ">= " if c.get("cut") else ""
+        rows.append([cfg, fmt(c["alone_ms"]), ge + fmt(c["loaded_ms"]), ge + fmt(c["ratio"], 2),
+                     fmt(c["s_startup"], 2),
+                     fmt(c["copy_mib_s"], 2) + (f" ({c['s_copy']:.2f})"
+                                                if c.get("s_copy") is not None else ""),
+                     fmt(c.get("copy_alone_mib_s"), 2), fmt(c["G"], 2),
+                     fmt(c["lower_mib_s"], 2), fmt(c["lower_write_mib_s"], 2),
+                     fmt(ms_of(c.get("start_ms")), 1), c["n"]])
+    if rows:
+        s += (f"#### {dev}, workload {WF_TITLE['wc']}\n\nThe start-up's s = alone ms / "
+              "loaded ms; the copy's MiB/s: what of its data reached the disk over the "
+              "timed read, its s against its alone run; G = min s / (1/2).\n\n")
+        s += md_table(["config", "alone ms", "loaded ms", "loaded / alone", "start-up s",
+                       "copy MiB/s (s)", "copy alone MiB/s", "G", "total MiB/s (lower)",
+                       "lower write MiB/s", "copy at disk after s", "n"], rows) + "\n"
+        if any(c.get("cut") for (d, _), c in wcs.items() if d == dev):
+            s += ("`>=`: the timed read was stopped after `WC_MAX_S` (300 s) in "
+                  "some repetition: a lower bound.\n\n")
+    al = [m for m in meas if m["dev"] == dev and m["wl"].startswith("alone-")]
+    if al:
+        specs, tab = [], {}
+        for m in al:
+            for j in m["jobs"]:
+                sp = j.get("spec") or j["name"]
+                if sp not in specs:
+                    specs.append(sp)
+                if is_copy(sp):
+                    v = (f"{fmt(j['tput'] / MIB, 2)} ({fmt(m.get('lower_write_mib_s'), 2)})")
+                elif j.get("sync_p99_us") is not None:
+                    v = (f"{fmt(j['tput'] / (j['bs'] or 4096))} "
+                         f"(p99 {fmt(ms_of(j['sync_p99_us']), 1)} ms)")
+                else:
+                    v = (f"{fmt(j['tput'] / (j['bs'] or 4096))} "
+                         f"(p99 {fmt(ms_of(j.get('p99_us')), 1)} ms)")
+                tab.setdefault(m["cfg"], {})[sp] = v
+        s += (f"#### {dev}: the write family's specs alone (the slowdowns' reference; "
+              "a window as long as the workloads')\n\nwcopy: MiB/s of its data that "
+              "reached the disk (the lower device's write MiB/s); wsync4k: fdatasync'd "
+              "appends per second (fsync p99); r4k-file: IOPS (p99).\n\n")
+        s += md_table(["config"] + specs,
+                      [[c] + [tab[c].get(sp, "-") for sp in specs]
+                       for c in sorted(tab, key=cfg_key)]) + "\n"
+    lines = []
+    for k in sorted([k for k in agg if k[0] == dev and is_wf(k[1]) and is_fairq(k[2])],
+                    key=lambda k: (wl_key(k[1]), cfg_key(k[2]))):
+        fl = ((agg[k].get("wf") or {}).get("flows") or [])[:6]
+        if not fl:
+            continue
+        lines.append(f"- {k[1]} {k[2]}: " + "; ".join(
+            f"{f['who'] or '?'} (key {f['key']}): {f['bytes'] / MIB:.1f} MiB "
+            f"in {f['reqs']} requests{'' if f['since_window'] else ' (flow new in the window)'}"
+            f", wait mean {fmt(f['wait_ms_mean'], 1)} ms, max {fmt(f['wait_ms_max'], 0)} ms"
+            for f in fl))
+    if lines:
+        s += (f"#### {dev}: fairq's flows over the window (the last repetition; the "
+              "busiest six by bytes; with classify=tgid a flow is a process, the "
+              "flusher a kworker and the journal jbd2; with classify=cgroup a "
+              "cgroup)\n\n" + "\n".join(lines) + "\n\n")
+    return s
+
+
 # ------------------------------------------------------------ start-up
 
 STARTUP_TARGET = 1.5    # loaded / alone, fairq at its defaults
@@ -822,11 +1291,14 @@ def startup_agg(runs):
     last = {}
     for r in runs:
         for o in r["startup"]:
-            last[o["dev"]] = r["index"]
+            if o.get("wl", "startup") == "startup":
+                last[o["dev"]] = r["index"]
     out = {}
     for r in runs:
         by = {}
         for o in r["startup"]:
+            if o.get("wl", "startup") != "startup":
+                continue
             if last[o["dev"]] != r["index"] or o.get("rc") or not o.get("alone_ms"):
                 continue
             by.setdefault((o["dev"], o["cfg"]), []).append(o)
@@ -837,6 +1309,64 @@ def startup_agg(runs):
                       "ratio": median([o["loaded_ms"] / o["alone_ms"] for o in os_]),
                       "n": len(os_), "run": r["index"],
                       "readers": os_[0].get("readers"), "files": os_[0].get("files")}
+    return out
+
+
+def wc_agg(runs, alone):
+    """{(dev, cfg): figures} of workload wc (BENCH_STARTUP lines with
+    "wl":"wc": the start-up's files read cold alone, then beside a bulk
+    copy), each disk's from the last run that measured wc on it; lines
+    whose read failed (rc) left out. Per line: the start-up's s = alone
+    ms / loaded ms (its rate is 1 / its time), the copy's rate = its
+    cgroup's writes on the lower device (io.stat) over the timed read,
+    its s against its alone-wcopy run on the same disk and configuration,
+    G = min s / (1/2); the lower device's MiB/s over the timed read.
+    (The copy's writes: written(), as in the window of wf_window().)
+    Medians over the repetitions."""
+    last = {}
+    for r in runs:
+        for o in r["startup"]:
+            if o.get("wl") == "wc":
+                last[o["dev"]] = r["index"]
+    by = {}
+    for r in runs:
+        for o in r["startup"]:
+            if (o.get("wl") != "wc" or last[o["dev"]] != r["index"] or o.get("rc")
+                    or not o.get("alone_ms") or not o.get("loaded_ms")):
+                continue
+            by.setdefault((o["dev"], o["cfg"]), []).append((r["index"], o))
+    out = {}
+    for (dev, cfg), os_ in by.items():
+        rows = []
+        for _, o in os_:
+            win = o.get("win") or {}
+            sec = (win.get("ms") or 0) / 1000.0
+            wf = o.get("wf") or {}
+            cg = cg_delta(wf)
+            copy_b = (written(cg["copy"]) if "copy" in cg and not cg["copy"]["gone"]
+                      else None)
+            rate = copy_b / sec if copy_b is not None and sec else None
+            ref = alone.get((dev, cfg, "wcopy"))
+            s_st = o["alone_ms"] / o["loaded_ms"]
+            s_cp = rate / ref if rate is not None and ref else None
+            rows.append({
+                "alone_ms": o["alone_ms"], "loaded_ms": o["loaded_ms"],
+                "ratio": o["loaded_ms"] / o["alone_ms"], "s_startup": s_st,
+                "copy_mib_s": rate / MIB if rate is not None else None,
+                "s_copy": s_cp,
+                "G": min(s_st, s_cp) / 0.5 if s_cp is not None else None,
+                "lower_mib_s": (((win.get("rsect") or 0) + (win.get("wsect") or 0))
+                                * 512 / MIB / sec) if sec else None,
+                "lower_write_mib_s": ((win.get("wsect") or 0) * 512 / MIB / sec
+                                      if sec else None),
+                "start_ms": wf.get("start_ms"), "drain_ms": wf.get("drain_ms"),
+                "cut": 1 if o.get("cut") else 0})
+        agg = {k: median([x[k] for x in rows]) for k in rows[0]}
+        agg["cut"] = any(x["cut"] for x in rows)
+        agg.update({"n": len(rows), "run": os_[0][0], "files": os_[0][1].get("files"),
+                    "copy_alone_mib_s": (alone.get((dev, cfg, "wcopy")) or 0) / MIB
+                    or None})
+        out[(dev, cfg)] = agg
     return out
 
 
@@ -1256,16 +1786,21 @@ def write_md(path, runs, meas, agg, tg, errs):
           "lower device's counters over the window; **fairq done** from "
           "fairq's stats over the same window; latencies are fio's "
           "completion latency percentiles; n = repetitions.\n\n")
-    devs = sorted({k[0] for k in agg} | {m["dev"] for m in meas if m["wl"] == "alone"},
+    alone = alone_table(meas)
+    wcs = wc_agg(runs, alone)
+    devs = sorted({k[0] for k in agg} | {m["dev"] for m in meas if is_alone(m["wl"])}
+                  | {k[0] for k in wcs},
                   key=lambda d: (d.startswith("calib"), d))
     for dev in devs:
         if dev.startswith("calib"):
             continue
         s += f"### {dev}\n\n"
-        for wl in sorted({k[1] for k in agg if k[0] == dev}, key=wl_key):
+        for wl in sorted({k[1] for k in agg if k[0] == dev and not is_wf(k[1])},
+                         key=wl_key):
             s += section_workload(agg, runs, dev, wl)
         s += section_alone(meas, runs, dev)
         s += section_sweep(agg, runs, dev)
+        s += section_writes(agg, wcs, meas, runs, dev)
     if errs:
         s += "## Failed set-ups and measurements left out\n\n" + "".join(
             f"- {e.get('dev')} {e.get('wl')} {e.get('cfg')} rep "
@@ -1463,8 +1998,11 @@ def analyze(raws, out):
     meas, _ = select_runs(meas)
     apply_slowdown(meas)
     agg = aggregate(meas)
+    alone = alone_table(meas)
     return (runs, meas, agg,
-            targets(agg, flip_agg(runs)) + startup_targets(startup_agg(runs)), errs)
+            targets(agg, flip_agg(runs)) + startup_targets(startup_agg(runs))
+            + write_targets(agg, wc_agg(runs, alone), alone_table(meas, "lower_write_mib_s")),
+            errs)
 
 
 def main():
@@ -1509,6 +2047,8 @@ def main():
                     for k, v in sorted(startup_agg(runs).items())],
         "flip": [dict(dev=k[0], wl=k[1], cfg=k[2], **v)
                  for k, v in sorted(flip_agg(runs).items())],
+        "wc": [dict(dev=k[0], cfg=k[1], **v)
+               for k, v in sorted(wc_agg(runs, alone_table(meas)).items())],
         "measurements": meas, "setup_errors": errs,
         "plots": [os.path.join("plots", p) for p in pngs],
     }

@@ -19,9 +19,10 @@
 # Settings come from /fairq/build/bench/guest.env (written by bench/run);
 # every one has a default below.
 # vm/run's per-test limit (this line wins over --test-timeout); bench/run
-# sets the whole VM's timeout from the plan.
+# sets the whole VM's timeout from the plan (the full run with the write
+# family plans four to five hours).
 # shellcheck disable=SC2034
-TIMEOUT=7200
+TIMEOUT=21600
 
 set -u
 
@@ -29,7 +30,7 @@ BENCH_ENV=${BENCH_ENV:-/fairq/build/bench/guest.env}
 # shellcheck disable=SC1090
 [ -r "$BENCH_ENV" ] && . "$BENCH_ENV"
 
-MODE=${BENCH_MODE:-full}		# full | quick
+MODE=${BENCH_MODE:-full}		# full | quick | tune | writes
 REPS=${BENCH_REPS:-2}
 RUNTIME=${BENCH_RUNTIME:-3}		# measured seconds per measurement
 RAMP=${BENCH_RAMP:-1}			# unmeasured seconds before that
@@ -79,6 +80,33 @@ SCALE_N_MAX=4000
 SCALE_QD=${BENCH_SCALE_QD:-32}		# hw_queue_depth of the scale disk
 SCALE_RUNTIME=${BENCH_SCALE_RUNTIME:-10}
 SCALE_BIG_REPS=${BENCH_SCALE_BIG_REPS:-1}	# repetitions at >= 256 flows
+# The write family (write_family(), bench/README.md "The write family"):
+# a longer window than the readers' (the writeback of a bulk copy comes
+# in 1 MiB requests, 4 a second on virtio), and the copy's writeback
+# must have reached the disk before the other jobs start: WF_START_MB
+# written on the lower device since the copy began (at the kernel's
+# dirty limits that is once the copy's dirty pages passed the background
+# threshold), at most WF_START_S seconds.
+WF_RAMP=${BENCH_WF_RAMP:-2}
+WF_RUNTIME=${BENCH_WF_RUNTIME:-8}
+WF_START_MB=${BENCH_WF_START_MB:-4}
+WF_START_S=${BENCH_WF_START_S:-90}
+WF_RFILE_MB=${BENCH_WF_RFILE_MB:-32}	# the direct reader's file
+WF_LOG_MB=${BENCH_WF_LOG_MB:-128}	# the commit log's file (it wraps)
+WF_COPY_MB=1024				# the copy's file, per disk (write_family)
+WF_FS=ext4				# the family's file system, per disk
+WF_TRIM=0				# fstrim after each measurement (memory-backed null_blk)
+WF_NB_SIZE=${BENCH_WF_NB_SIZE:-1024}	# MiB, the family's memory-backed null_blk
+# file systems of the family on virtio: bench/run --writes ext4 and xfs
+# (when the guest has mkfs.xfs), the full run ext4 (its budget)
+WF_FSLIST=${BENCH_WF_FS:-ext4}
+[ -z "${BENCH_WF_FS:-}" ] && [ "$MODE" = writes ] && WF_FSLIST="ext4 xfs"
+WF_CFGS="none mq-deadline bfq kyber iocost"
+# What held in the current measurement (wf_prepare, run_wf, wf_finish).
+WF_LOWER="" WF_DIRTY="" WF_SYSCTL="" WF_QUEUE="" WF_CGIDS=""
+WF_START_MS=-1 WF_RM_MS=-1 WF_DRAIN_MS=-1
+declare -A WF_ALONE=()	# cfg -> the family's specs measured under it on this disk
+WF_ALONE_CFGS=""
 
 FAIRQ_CONFIGFS=/sys/kernel/config/fairq
 NULLB_CONFIGFS=/sys/kernel/config/nullb
@@ -92,6 +120,7 @@ W5_CG=""
 SAMPLE_NJOBS=0		# > 0: the sampler waits for that many fio threads
 SAMPLE_NPROCS=0		# > 0: ... for that many fio processes (cgroup workloads)
 SAMPLE_CGS=""		# the cgroup workloads' job names (cgroup bench-NAME)
+SAMPLE_GO=""		# a file the sampler waits for before its window (the write family)
 T0=${EPOCHREALTIME%.*}
 # Workload 7 runs 1,024 fio threads in one process, each with its own
 # descriptor of the target: more than the default limit of 1,024.
@@ -194,7 +223,10 @@ fairq_available() {
 # cgroup_weights all get it). Workload 4 as cgroups takes fairq's level
 # weights 25 x (8 - level) (be0 200, be4 100, be7 25) and 1 for the
 # idle-class reader: the cgroup analogue of its I/O priorities.
-declare -A CG_WEIGHT=([be0]=200 [be4]=100 [be7]=25 [idle]=1 [writer]=100 [reader]=100 [solo]=100)
+# The write family: copy, commit and reader at 100, workload wd's two
+# copies at 1:4 (bulk1 100, bulk4 400).
+declare -A CG_WEIGHT=([be0]=200 [be4]=100 [be7]=25 [idle]=1 [writer]=100 [reader]=100 [solo]=100
+	[copy]=100 [commit]=100 [bulk1]=100 [bulk4]=400)
 CG_ROOT=/sys/fs/cgroup
 
 cg_id() {	# cg_id NAME: the cgroup id (its directory's inode number)
@@ -348,6 +380,18 @@ spec_opts() {
 	seq1m-qd4) echo "--rw=read --bs=1M --iodepth=4" ;;
 	# buffered 1 MiB writes to a file on the mounted ext4 (workload 5)
 	wbuf1m) echo "--rw=write --bs=1M --direct=0 --ioengine=psync --size=256M" ;;
+	# The write family. A bulk copy: buffered sequential 1 MiB writes of
+	# a new file, as cp does (no fallocate, no fsync at the end); -lo:
+	# the same under lowered dirty limits (the spec names the limits, so
+	# that its alone run has them too).
+	wcopy|wcopy-lo) echo "--rw=write --bs=1M --direct=0 --ioengine=psync" \
+		"--fallocate=none --end_fsync=0 --size=${WF_COPY_MB}M" ;;
+	# A commit log: buffered 4 KiB appends, each followed by fdatasync.
+	wsync4k) echo "--rw=write --bs=4k --direct=0 --ioengine=psync --iodepth=1" \
+		"--fdatasync=1 --fallocate=none --size=${WF_LOG_MB}M" ;;
+	# A small synchronous random reader of a file written beforehand.
+	r4k-file) echo "--rw=randread --bs=4k --ioengine=psync --iodepth=1 --direct=1" \
+		"--size=${WF_RFILE_MB}M" ;;
 	esac
 }
 
@@ -390,18 +434,45 @@ wl_jobs() {
 		echo "p r4k-qd1 --numjobs=${1#w7-} --thread=1 --clat_percentiles=0" ;;
 	alone)	# every spec in ALONE_LIST, one after the other
 		for i in $ALONE_LIST; do echo "$i $i --stonewall"; done ;;
+	# The write family, each job its own fio in cgroup bench-NAME.
+	wa)	# a commit log beside a bulk copy
+		echo "copy wcopy"
+		echo "commit wsync4k" ;;
+	wa-lo)	# the same under lowered dirty limits
+		echo "copy wcopy-lo"
+		echo "commit wsync4k" ;;
+	wb)	# a small synchronous random reader beside a bulk copy
+		echo "copy wcopy"
+		echo "reader r4k-file" ;;
+	wd)	# two bulk copies in cgroups weighted 1:4
+		echo "bulk1 wcopy"
+		echo "bulk4 wcopy" ;;
+	alone-*)	# one write-family spec alone, under its job's name
+		i=${1#alone-}
+		case $i in
+		wcopy*) echo "copy $i" ;;
+		wsync4k) echo "commit $i" ;;
+		r4k-file) echo "reader $i" ;;
+		esac ;;
 	esac
+}
+
+# wl_family WL: true for the write family's workloads and alone runs.
+wl_family() {
+	case $1 in wa|wa-lo|wb|wd|alone-w*|alone-r4k-file) return 0 ;; esac
+	return 1
 }
 
 # wl_cgroups WL: true when WL runs each job as its own fio process in
 # its own cgroup (bench-NAME).
 wl_cgroups() {
 	case $1 in w4cg|w5) return 0 ;; esac
-	return 1
+	wl_family "$1"
 }
 
-# wl_mount WL: true when WL needs ext4 mounted on the target.
+# wl_mount WL: true when WL needs a file system mounted on the target.
 wl_mount() {
+	wl_family "$1" && return 0
 	case $1 in
 	w5) return 0 ;;
 	alone) [[ " $ALONE_LIST " == *" wbuf1m "* ]] && return 0 ;;
@@ -413,7 +484,12 @@ wl_mount() {
 job_args() {
 	local f=$1 name spec extra
 	read -r name spec extra <<<"$2"
-	[ "$spec" = wbuf1m ] && f=/mnt/bench/wfile
+	case $spec in
+	wbuf1m) f=/mnt/bench/wfile ;;
+	wcopy*) f=/mnt/bench/bulk-$name ;;
+	wsync4k) f=/mnt/bench/log-$name ;;
+	r4k-file) f=/mnt/bench/rfile ;;
+	esac
 	echo "--name=$name --filename=$f $(spec_opts "$spec") $extra"
 }
 
@@ -503,6 +579,83 @@ pause_until() {
 	done
 }
 
+# cgio MM: CGIO, one snapshot of each SAMPLE_CGS cgroup (bash only, no
+# fork, all within a few ms): "NAME:rb:wb:dirty:writeback:srb:swb ...":
+# rb, wb: read_bytes and write_bytes (/proc/PID/io, each process's whole
+# thread group) summed over the processes in cgroup.procs; dirty,
+# writeback: file_dirty and file_writeback of its memory.stat (bytes);
+# srb, swb: rbytes and wbytes of its io.stat on the device MM
+# ("major:minor"). A buffered writer's wb counts the pages it dirtied;
+# what of them reached the disk is that less the growth of its dirty and
+# writeback pages (its memcg holds its page cache). io.stat counts bios
+# when they are submitted (before any scheduler's queue) and with the
+# submitter's cgroup (under data=ordered, jbd2 writes a writer's data as
+# root), so it is kept for what was submitted, not for rates.
+cgio() {
+	local n d rest kv rb wb dt wt srb swb p k v
+	CGIO=""
+	for n in $SAMPLE_CGS; do
+		rb=0 wb=0 dt=0 wt=0 srb=0 swb=0
+		while read -r p; do
+			while read -r k v; do
+				case $k in
+				read_bytes:) rb=$((rb + v)) ;;
+				write_bytes:) wb=$((wb + v)) ;;
+				esac
+			done <"/proc/$p/io" 2>/dev/null
+		done <"$CG_ROOT/bench-$n/cgroup.procs" 2>/dev/null
+		while read -r k v; do
+			case $k in
+			file_dirty) dt=$v ;;
+			file_writeback) wt=$v ;;
+			esac
+		done <"$CG_ROOT/bench-$n/memory.stat" 2>/dev/null
+		while read -r d rest; do
+			[ "$d" = "$1" ] || continue
+			for kv in $rest; do
+				case $kv in
+				rbytes=*) srb=${kv#*=} ;;
+				wbytes=*) swb=${kv#*=} ;;
+				esac
+			done
+		done <"$CG_ROOT/bench-$n/io.stat" 2>/dev/null
+		CGIO+="$n:$rb:$wb:$dt:$wt:$srb:$swb "
+	done
+}
+
+# vmdirty: VMD, "nr_dirty nr_writeback nr_dirty_threshold
+# nr_dirty_background_threshold" (pages) from /proc/vmstat (bash only).
+vmdirty() {
+	local k v d=0 w=0 t=0 b=0
+	while read -r k v; do
+		case $k in
+		nr_dirty) d=$v ;;
+		nr_writeback) w=$v ;;
+		nr_dirty_threshold) t=$v ;;
+		nr_dirty_background_threshold) b=$v ;;
+		esac
+	done </proc/vmstat
+	VMD="$d $w $t $b"
+}
+
+# flow_names FILE: FQN, "KEY=comm;..." for each fairq flow line of the
+# stats in FILE whose key is a running task's id (classify=tgid or
+# pid: the flusher is a kworker, the journal jbd2/DEV); bash only.
+flow_names() {
+	local l k c
+	FQN=""
+	[ -s "$1" ] || return 0
+	while IFS= read -r l; do
+		case $l in "flow key="*) ;; *) continue ;; esac
+		k=${l#flow key=}
+		k=${k%% *}
+		c=""
+		[ -r "/proc/$k/comm" ] && read -r c <"/proc/$k/comm" 2>/dev/null
+		c=${c//[\"; ]/_}
+		[ -n "$c" ] && FQN+="$k=$c;"
+	done <"$1"
+}
+
 # sampler LOWER OUT: wait for I/O to start on LOWER, let the ramp pass,
 # then record a snapshot at the start and at the end of the measured
 # window (RUNTIME long) in OUT; fio runs on for another ~0.7 s, so the
@@ -522,6 +675,14 @@ sampler() {
 	# (and have had a second to open the file and start), so that every
 	# thread runs through the whole window.
 	FIO_PID="" FIO_STOP=""
+	# The write family: the other jobs start only once the copy's
+	# writeback reaches the disk (run_wf), which says so in SAMPLE_GO.
+	if [ -n "$SAMPLE_GO" ]; then
+		for ((i = 0; i < (WF_START_S + 60) * 20; i++)); do
+			[ -e "$SAMPLE_GO" ] && break
+			read -r -t 0.05 -u "$PAUSE_FD" _ 2>/dev/null
+		done
+	fi
 	[ "$SAMPLE_NJOBS" -gt 0 ] && wait_threads "$SAMPLE_NJOBS" && pause_until $((FIO_T + 1000000))
 	# The cgroup workloads' fio runs (one per job) are started apart, and
 	# under TCG one of them could start seconds after another (in the run
@@ -532,8 +693,15 @@ sampler() {
 	t0=${EPOCHREALTIME/./}
 	t0=$((10#$t0))
 	pause_until $((t0 + RAMP * 1000000 + 300000))
+	local mm=""
+	[ -n "$SAMPLE_CGS" ] && read -r mm <"/sys/block/$lower/dev"
 	snap "$lower"
 	a=$SNAP
+	if [ -n "$SAMPLE_CGS" ]; then
+		cgio "$mm"
+		vmdirty
+		printf '%s\n%s\n' "$CGIO" "$VMD" >"$out.cg0"
+	fi
 	local l
 	if [ -d "/sys/block/$FQNAME/fairq" ]; then
 		while IFS= read -r l; do echo "$l"; done <"/sys/block/$FQNAME/fairq/stats" >"$out.fq0"
@@ -555,6 +723,11 @@ sampler() {
 	else
 		snap "$lower"
 		b=$SNAP
+		if [ -n "$SAMPLE_CGS" ]; then
+			cgio "$mm"
+			vmdirty
+			printf '%s\n%s\n' "$CGIO" "$VMD" >"$out.cg1"
+		fi
 		procio
 	fi
 	printf '%s\n%s\n' "$a" "$b" >"$out"
@@ -568,6 +741,8 @@ sampler() {
 	[ -n "$cgs" ] && echo "$cgs" >"$out.cg"
 	if [ -d "/sys/block/$FQNAME/fairq" ]; then
 		while IFS= read -r l; do echo "$l"; done <"/sys/block/$FQNAME/fairq/stats" >"$out.fq"
+		flow_names "$out.fq"
+		[ -n "$FQN" ] && echo "$FQN" >"$out.fqn"
 	fi
 	while IFS= read -r l; do
 		case $l in fairq*|fq_*) echo "$l" ;; esac
@@ -718,6 +893,11 @@ est_s() {
 		return 0
 	fi
 	wl_cgroups "$1" && x=6
+	# the write family: the copy's start (~5 s at the kernel's limits),
+	# fio's exit (a commit's fdatasync in flight finishes first) and the
+	# teardown (the writeback already queued completes: on virtio up to
+	# a minute)
+	wl_family "$1" && x=$((x + 40))
 	echo $((RAMP + RUNTIME + 1 + OVH_S + x + n / 8))
 }
 
@@ -736,7 +916,7 @@ measure() {
 	local dev=$1 lower=$2 cfg=$3 wl=$4 rep=$5 fmt=json+ rc=0 out=$W/m
 	shift 5
 	# (an alone run is there because a measurement --only chose needs it)
-	if [ -n "$ONLY" ] && [ "$wl" != alone ] && ! [[ "$dev/$wl/$cfg" =~ $ONLY ]]; then
+	if [ -n "$ONLY" ] && [[ $wl != alone* ]] && ! [[ "$dev/$wl/$cfg" =~ $ONLY ]]; then
 		return 0
 	fi
 	NMEAS=$((NMEAS + 1))
@@ -752,11 +932,12 @@ measure() {
 	fi
 	# Many threads: plain json (json+ would carry every thread's histogram).
 	case $wl in w7-*) fmt=json ;; esac
-	if wl_mount "$wl" && ! mount_prepare; then
+	if wl_mount "$wl" && ! mount_prepare "$wl"; then
 		setup_failed "$dev" "$wl" "$cfg" "$rep" "$lower" mount
 		return 0
 	fi
-	SAMPLE_NJOBS=0 SAMPLE_NPROCS=0 SAMPLE_CGS=""
+	SAMPLE_NJOBS=0 SAMPLE_NPROCS=0 SAMPLE_CGS="" SAMPLE_GO=""
+	wl_family "$wl" && SAMPLE_GO=$out.win.go
 	case $wl in
 	w7-*) SAMPLE_NJOBS=${wl#w7-} ;;
 	esac
@@ -770,7 +951,9 @@ measure() {
 	local spid="" t0=${EPOCHREALTIME/./} t1
 	# The alone runs need no window: fio's own figures are right there.
 	[ "$wl" = alone ] || { sampler "$lower" "$out.win" & spid=$!; }
-	if wl_cgroups "$wl"; then
+	if wl_family "$wl"; then
+		run_wf "$out" "$lower" "${lines[@]}" || rc=$?
+	elif wl_cgroups "$wl"; then
 		run_cg "$out" "${lines[@]}" || rc=$?
 	elif [ "$wl" = alone ]; then
 		run_alone "$out" "${lines[@]}" || rc=$?
@@ -795,7 +978,7 @@ measure() {
 		[ -s "$out.fio0" ]; then
 		rc=0
 	fi
-	wl_mount "$wl" && mount_finish
+	wl_mount "$wl" && mount_finish "$wl"
 	local fiojs="" wall=$(((10#$t1 - 10#$t0) / 100000))
 	for f in "$out".fio[0-9]; do
 		[ -s "$f" ] || continue
@@ -819,6 +1002,7 @@ measure() {
 	[ -s "$out.win.cg" ] && read -r cgp <"$out.win.cg"
 	printf '"cgprocs":"%s",' "$cgp"
 	wl_mount "$wl" && printf '"w5_cgroups":"%s",' "$W5_CG"
+	wl_family "$wl" && wf_json "$out.win"
 	slurp "$out.err"
 	printf '"err":"%s","fio":[%s]}\n' "$TEXT" "$fiojs"
 	cfg_down "$lower"
@@ -845,12 +1029,19 @@ run_alone() {
 	) >"$out.err" 2>&1
 }
 
-# mount_prepare: mount ext4 on $TARGET and set small dirty limits, before
-# the sampler starts (the mount's own reads must not look like fio's).
+# mount_prepare WL: mount the file system on $TARGET and set WL's dirty
+# limits, before the sampler starts (the mount's own reads must not look
+# like fio's). Workload 5: ext4 and small limits. The write family
+# (wf_prepare): its own file system, the kernel's limits or, for a -lo
+# spec, workload 5's.
 mount_prepare() {
 	mkdir -p /mnt/bench
 	sync
 	echo 3 >/proc/sys/vm/drop_caches
+	if wl_family "$1"; then
+		wf_prepare "$1"
+		return
+	fi
 	mount -o noinit_itable "$TARGET" /mnt/bench || return 1
 	# What cgroup writeback needs: io and memory enabled for the
 	# cgroups (the flusher's bios then carry the writer's blkcg), and
@@ -861,15 +1052,169 @@ mount_prepare() {
 	W5_CG="subtree_control=$sc writer_cgroup_id=$(cg_id writer) reader_cgroup_id=$(cg_id reader)"
 	# Small dirty limits: the writer is throttled to what writeback
 	# achieves within a second, so writeback runs all through the window.
+	wf_dirty_lo
+}
+
+mount_finish() {
+	wl_family "$1" && wf_finish
+	# Writing the ratios clears the byte limits.
+	echo 20 >/proc/sys/vm/dirty_ratio
+	echo 10 >/proc/sys/vm/dirty_background_ratio
+	wl_family "$1" && return 0
+	umount /mnt/bench 2>/dev/null || { sync; sleep 1; umount /mnt/bench; }
+}
+
+wf_dirty_lo() {	# workload 5's dirty limits: 8 MiB, background 4 MiB
 	echo $((4 << 20)) >/proc/sys/vm/dirty_background_bytes
 	echo $((8 << 20)) >/proc/sys/vm/dirty_bytes
 }
 
-mount_finish() {
-	# Writing the ratios clears the byte limits.
-	echo 20 >/proc/sys/vm/dirty_ratio
-	echo 10 >/proc/sys/vm/dirty_background_ratio
+# ---- the write family ----
+
+wf_mkfs() {	# wf_mkfs DEV: WF_FS on DEV (no discard: it is slow, and fresh)
+	case $WF_FS in
+	xfs) mkfs.xfs -q -f -K "$1" ;;
+	*) mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=1,lazy_journal_init=1 "$1" ;;
+	esac
+}
+
+wf_mount() {	# wf_mount DEV [mount options]: WF_FS from DEV on /mnt/bench
+	local dev=$1
+	shift
+	case $WF_FS in
+	xfs) mount "$@" "$dev" /mnt/bench ;;
+	# noinit_itable: no lazy inode-table zeroing behind the measurement
+	*) mount -o noinit_itable "$@" "$dev" /mnt/bench ;;
+	esac
+}
+
+# wf_prepare WL: mount the family's file system; the dirty limits: the
+# kernel's (untouched), or workload 5's for a -lo spec; WF_SYSCTL and
+# WF_QUEUE say what held.
+wf_prepare() {
+	local q=/sys/block/${TARGET#/dev/}/queue l=/sys/block/$WF_LOWER/queue k v
+	wf_mount "$TARGET" || return 1
+	WF_DIRTY=default
+	if [[ " $(wl_specs "$1") " == *-lo" "* ]]; then
+		WF_DIRTY=lo
+		wf_dirty_lo
+	fi
+	WF_SYSCTL=""
+	for k in dirty_ratio dirty_background_ratio dirty_bytes dirty_background_bytes \
+		dirty_expire_centisecs dirty_writeback_centisecs; do
+		read -r v <"/proc/sys/vm/$k"
+		WF_SYSCTL+="$k=$v "
+	done
+	WF_QUEUE=""
+	for k in scheduler wbt_lat_usec write_cache max_sectors_kb nr_requests; do
+		v=""
+		[ -r "$l/$k" ] && read -r v <"$l/$k"
+		WF_QUEUE+="$k=${v// /,} "
+	done
+	[ "$q" != "$l" ] && [ -r "$q/max_sectors_kb" ] && read -r v <"$q/max_sectors_kb" &&
+		WF_QUEUE+="target_max_sectors_kb=$v"
+	WF_START_MS=-1 WF_RM_MS=-1 WF_DRAIN_MS=-1
+	return 0
+}
+
+# wf_finish: the copies' and the log's files removed (their dirty pages
+# go with them: a sync of hundreds of MiB at 4 MiB/s would take minutes;
+# what is already under writeback must still complete, and WF_RM_MS says
+# how long that took), fstrim on a memory-backed null_blk (its memory
+# back), unmounted; WF_DRAIN_MS from the fio runs' end to the unmount.
+wf_finish() {
+	local t0 t1 t2
+	t0=${EPOCHREALTIME/./}
+	rm -f /mnt/bench/bulk-* /mnt/bench/log-*
+	t1=${EPOCHREALTIME/./}
+	[ "$WF_TRIM" = 1 ] && fstrim /mnt/bench 2>/dev/null
+	sync
 	umount /mnt/bench 2>/dev/null || { sync; sleep 1; umount /mnt/bench; }
+	t2=${EPOCHREALTIME/./}
+	WF_RM_MS=$(((10#$t1 - 10#$t0) / 1000))
+	WF_DRAIN_MS=$(((10#$t2 - 10#$t0) / 1000))
+}
+
+# wf_start OUT LINE [LIMIT]: one wl_jobs LINE as its own fio in cgroup
+# bench-NAME, output OUT, in the background ($! its pid); killed after
+# LIMIT seconds (default: well past the window).
+wf_start() {
+	local out=$1 l=$2 lim=${3:-$((WF_START_S + RAMP + RUNTIME + 120))}
+	(
+		echo "$BASHPID" >"$CG_ROOT/bench-${l%% *}/cgroup.procs"
+		# shellcheck disable=SC2046,SC2086
+		exec timeout -k 10 "$lim" fio $FIO_COMMON \
+			--output-format=json+ --output="$out" $(job_args "$TARGET" "$l")
+	) >>"${out%.fio*}.err" 2>&1 &
+}
+
+# wf_wait_copy LOWER W0 T0: wait until LOWER has written WF_START_MB
+# since it had written W0 sectors at T0 (us), at most WF_START_S
+# seconds; WF_START_MS, how long from T0 (-1: it never did).
+wf_wait_copy() {
+	local w t
+	WF_START_MS=-1
+	while :; do
+		read -r _ _ _ _ _ _ w _ <"/sys/block/$1/stat"
+		t=${EPOCHREALTIME/./}
+		if [ $((w - $2)) -ge $((WF_START_MB * 2048)) ]; then
+			WF_START_MS=$(((10#$t - $3) / 1000))
+			return 0
+		fi
+		[ $((10#$t - $3)) -gt $((WF_START_S * 1000000)) ] && break
+		read -r -t 0.1 -u "$PAUSE_FD" _ 2>/dev/null
+	done
+	say "write family: the copy's writeback did not reach $1 in $WF_START_S s"
+	return 1
+}
+
+# run_wf OUT LOWER LINE...: the write family's jobs, each its own fio in
+# cgroup bench-NAME (OUT.fio0, OUT.fio1, ...): the copies first; once
+# their writeback reaches the disk (wf_wait_copy), the other jobs, and
+# the sampler's go (OUT.win.go): its window opens a second after every
+# fio is up, plus the ramp. The sampler stops them all after it.
+run_wf() {
+	local out=$1 lower=$2 rc=0 i=0 l pids=() p w0 t0 spec copies=0
+	shift 2
+	fio_common $((WF_START_S + 30))
+	: >"$out.err"
+	read -r _ _ _ _ _ _ w0 _ <"/sys/block/$lower/stat"
+	t0=${EPOCHREALTIME/./}
+	for l in "$@"; do
+		read -r _ spec _ <<<"$l"
+		[[ $spec == wcopy* ]] || continue
+		wf_start "$out.fio$i" "$l"
+		pids+=($!)
+		i=$((i + 1))
+		copies=$((copies + 1))
+	done
+	[ "$copies" -gt 0 ] && wf_wait_copy "$lower" "$w0" "$((10#$t0))"
+	for l in "$@"; do
+		read -r _ spec _ <<<"$l"
+		[[ $spec == wcopy* ]] && continue
+		wf_start "$out.fio$i" "$l"
+		pids+=($!)
+		i=$((i + 1))
+	done
+	: >"$out.win.go"
+	for p in "${pids[@]}"; do wait "$p" || rc=$?; done
+	fio_common
+	return "$rc"
+}
+
+# wf_json OUT: the write family's part of the BENCH line: the file
+# system, the dirty limits, the lower queue's settings, how long the
+# copy took to reach the disk and the teardown, each cgroup's io.stat on
+# the lower device and the dirty pages at the window's ends (OUT.cg0,
+# OUT.cg1: sampler()), the cgroups' ids, the names of fairq's flows.
+wf_json() {
+	local a=() b=() fqn=""
+	[ -s "$1.cg0" ] && mapfile -t a <"$1.cg0"
+	[ -s "$1.cg1" ] && mapfile -t b <"$1.cg1"
+	[ -s "$1.fqn" ] && read -r fqn <"$1.fqn"
+	printf '"wf":{"fs":"%s","dirty":"%s","sysctl":"%s","queue":"%s","start_ms":%d,"rm_ms":%d,"drain_ms":%d,"cgio":["%s","%s"],"vm":["%s","%s"],"cgids":"%s","flow_names":"%s"},' \
+		"$WF_FS" "$WF_DIRTY" "${WF_SYSCTL% }" "${WF_QUEUE% }" "$WF_START_MS" "$WF_RM_MS" \
+		"$WF_DRAIN_MS" "${a[0]:-}" "${b[0]:-}" "${a[1]:-}" "${b[1]:-}" "$WF_CGIDS" "$fqn"
 }
 
 # run_cg OUT LINE...: each wl_jobs LINE as its own fio process in cgroup
@@ -917,9 +1262,9 @@ STARTUP_FILES=${BENCH_STARTUP_FILES:-100}
 STARTUP_TWIN=nbt
 STARTUP_READERS=${BENCH_STARTUP_READERS:-10}
 
-startup_populate() {	# startup_populate: mkfs and the files on $TARGET
+startup_populate() {	# startup_populate: mkfs (WF_FS) and the files on $TARGET
 	local i d data
-	mkfs.ext4 -q -F -E nodiscard,lazy_itable_init=1,lazy_journal_init=1 "$TARGET" || return 1
+	wf_mkfs "$TARGET" || return 1
 	mkdir -p /mnt/bench && mount "$TARGET" /mnt/bench || return 1
 	# bash builtins only: one process writes every file
 	data=$(head -c 16384 /dev/urandom | base64 -w 0)
@@ -969,7 +1314,7 @@ startup_streaming() {
 # startup_one DEV LOWER CFG REP: one BENCH_STARTUP line.
 startup_one() {
 	local dev=$1 lower=$2 cfg=$3 rep=$4 alone loaded pids=() p rc=0 lower_r0 lower_r1
-	local fs_cfg=$cfg streams stats0
+	local fs_cfg=$cfg streams stats0 WF_FS=ext4
 	NMEAS=$((NMEAS + 1))
 	if [ "$PLAN_ONLY" = 1 ]; then
 		echo "PLAN $dev startup $cfg $rep $((RUNTIME * 4 + OVH_S * 2))"
@@ -1022,6 +1367,177 @@ startup() {
 		for cfg in "$@"; do
 			[ -n "$ONLY" ] && ! [[ "$dev/startup/$cfg" =~ $ONLY ]] && continue
 			startup_one "$dev" "$lower" "$cfg" "$rep"
+		done
+	done
+}
+
+# wc_read_ms: STARTUP_MS, the time to read the start-up's files cold
+# from the file system mounted rw on /mnt/bench (workload wc: a copy
+# writes to it meanwhile, so neither sync nor a remount: the caches are
+# dropped, which leaves the copy's dirty pages alone). At most WC_MAX_S
+# seconds: WC_CUT=1 when it was cut there (the figure is then a lower
+# bound).
+WC_MAX_S=${BENCH_WC_MAX_S:-300}
+WC_CUT=0
+wc_read_ms() {
+	local t0 t1 rc=0
+	echo 3 >/proc/sys/vm/drop_caches
+	t0=${EPOCHREALTIME/./}
+	timeout "$WC_MAX_S" find /mnt/bench/d0 /mnt/bench/d1 /mnt/bench/d2 /mnt/bench/d3 \
+		/mnt/bench/d4 /mnt/bench/d5 /mnt/bench/d6 /mnt/bench/d7 /mnt/bench/d8 \
+		/mnt/bench/d9 -type f -exec cat {} + >/dev/null || rc=$?
+	t1=${EPOCHREALTIME/./}
+	STARTUP_MS=$(((10#$t1 - 10#$t0) / 1000))
+	[ "$rc" = 124 ] && WC_CUT=1
+	return "$rc"
+}
+
+# wc_one DEV LOWER CFG REP: workload wc, application start-up beside a
+# bulk copy: the start-up's files on a fresh WF_FS, read cold alone, then
+# again while a bulk copy (spec wcopy, cgroup bench-copy) writes to the
+# same file system, once its writeback reaches the disk and the ramp has
+# passed. The lower device's counters, the copy's io.stat and fairq's
+# stats over the timed read; one BENCH_STARTUP line with "wl":"wc".
+wc_one() {
+	local dev=$1 lower=$2 cfg=$3 rep=$4 wl=wc rc=0 alone loaded pid a b w0 t0 mm stats0
+	[ -n "$ONLY" ] && ! [[ "$dev/$wl/$cfg" =~ $ONLY ]] && return 0
+	NMEAS=$((NMEAS + 1))
+	if [ "$PLAN_ONLY" = 1 ]; then
+		echo "PLAN $dev $wl $cfg $rep $((RAMP + 55 + OVH_S * 2))"
+		return 0
+	fi
+	rm -f "$W/wc".*
+	if ! cfg_up "$lower" "$cfg" || ! startup_populate; then
+		setup_failed "$dev" "$wl" "$cfg" "$rep" "$lower" setup
+		return 0
+	fi
+	if ! wf_prepare wc; then
+		setup_failed "$dev" "$wl" "$cfg" "$rep" "$lower" mount
+		return 0
+	fi
+	WC_CUT=0
+	wc_read_ms || rc=1
+	alone=$STARTUP_MS
+	SAMPLE_CGS=copy
+	read -r mm <"/sys/block/$lower/dev"
+	# the copy runs on until it is stopped after the timed read
+	fio_common $((WF_START_S + WC_MAX_S + 60))
+	read -r _ _ _ _ _ _ w0 _ <"/sys/block/$lower/stat"
+	t0=${EPOCHREALTIME/./}
+	: >"$W/wc.err"
+	wf_start "$W/wc.fio0" "copy wcopy" $((WF_START_S + WC_MAX_S + 180))
+	pid=$!
+	fio_common
+	wf_wait_copy "$lower" "$w0" "$((10#$t0))" || rc=1
+	pause_until $((${EPOCHREALTIME/./} + RAMP * 1000000))
+	: >"$W/wc.fq0"
+	[ -r "/sys/block/$FQNAME/fairq/stats" ] && cat "/sys/block/$FQNAME/fairq/stats" >"$W/wc.fq0"
+	cgio "$mm"
+	a=$CGIO
+	snap "$lower"
+	local sa=$SNAP
+	wc_read_ms || [ "$WC_CUT" = 1 ] || rc=1
+	snap "$lower"
+	local sb=$SNAP
+	cgio "$mm"
+	b=$CGIO
+	loaded=$STARTUP_MS
+	: >"$W/wc.fq"
+	[ -r "/sys/block/$FQNAME/fairq/stats" ] && cat "/sys/block/$FQNAME/fairq/stats" >"$W/wc.fq"
+	flow_names "$W/wc.fq"
+	kill -INT "$pid" 2>/dev/null
+	wait "$pid" 2>/dev/null
+	printf '%s\n%s\n' "$sa" "$sb" >"$W/wc.win"
+	win_json "$W/wc.win"
+	wf_finish
+	echo 20 >/proc/sys/vm/dirty_ratio
+	echo 10 >/proc/sys/vm/dirty_background_ratio
+	SAMPLE_CGS=""
+	stats_json "$W/wc.fq0"
+	stats0=$STATS
+	stats_json "$W/wc.fq"
+	cfg_down "$lower"
+	[ "$rc" = 0 ] || NFAILED=$((NFAILED + 1))
+	printf 'BENCH_STARTUP {"dev":"%s","wl":"%s","cfg":"%s","rep":%d,"rc":%d,"files":%d,"readers":0,"alone_ms":%d,"loaded_ms":%d,"cut":%d,"win":%s,"args":"%s","fairq0":%s,"fairq":%s,' \
+		"$dev" "$wl" "$cfg" "$rep" "$rc" "$STARTUP_FILES" "$alone" "$loaded" "$WC_CUT" "$WIN" \
+		"$CFG_NOTE" "$stats0" "$STATS"
+	printf '"wf":{"fs":"%s","dirty":"%s","sysctl":"%s","queue":"%s","start_ms":%d,"rm_ms":%d,"drain_ms":%d,"cgio":["%s","%s"],"cgids":"%s","flow_names":"%s"}}\n' \
+		"$WF_FS" "$WF_DIRTY" "${WF_SYSCTL% }" "${WF_QUEUE% }" "$WF_START_MS" "$WF_RM_MS" \
+		"$WF_DRAIN_MS" "$a" "$b" "$WF_CGIDS" "$FQN"
+	say "#$NMEAS $dev wc $cfg rep $rep: ${alone} ms alone, ${loaded} ms beside a copy (at the disk after ${WF_START_MS} ms)"
+}
+
+# write_family DEV LOWER [FS]: the write family (bench/README.md) on
+# /dev/LOWER: FS (default ext4) made once on the raw disk with the
+# reader's file; workloads wa, wb, wd and wa-lo in interleaved rounds
+# over WF_CFGS and fairq's configurations, RAMP and RUNTIME set to
+# WF_RAMP and WF_RUNTIME; then each job spec alone under every
+# configuration it was measured with (a window of the same length: the
+# copy's rate alone must be its writeback's, not its first seconds into
+# the page cache); then workload wc, which makes its own file systems.
+write_family() {
+	local dev=$1 lower=$2 rp=$RAMP rt=$RUNTIME w c n cfgs
+	WF_FS=${3:-ext4}
+	WF_LOWER=$lower
+	# shellcheck disable=SC2046
+	cfgs="$WF_CFGS $(fq_cfgs fairq-cfq fairq-cfq@cgroup)"
+	if [ -n "$ONLY" ]; then
+		n=0
+		for w in wa wb wd wa-lo wc; do
+			for c in $cfgs; do [[ "$dev/$w/$c" =~ $ONLY ]] && n=1; done
+		done
+		[ "$n" = 1 ] || return 0
+	fi
+	if [ "$PLAN_ONLY" != 1 ]; then
+		WF_CGIDS=""
+		for n in copy commit reader bulk1 bulk4; do WF_CGIDS+="$n=$(cg_id "$n") "; done
+		WF_CGIDS=${WF_CGIDS% }
+		set_sched "$lower" none
+		if ! wf_mkfs "/dev/$lower" || ! mkdir -p /mnt/bench || ! wf_mount "/dev/$lower"; then
+			say "write family on $dev: no $WF_FS"
+			return 0
+		fi
+		# the reader's file, written (a fallocated one reads as zeros
+		# without any I/O)
+		dd if=/dev/zero of=/mnt/bench/rfile bs=1M count="$WF_RFILE_MB" oflag=direct status=none ||
+			say "write family on $dev: the reader's file was not written"
+		sync
+		umount /mnt/bench
+	fi
+	RAMP=$WF_RAMP RUNTIME=$WF_RUNTIME
+	for w in wa wb wd wa-lo; do
+		# shellcheck disable=SC2086
+		round "$dev" "$lower" "$w" $cfgs
+		# shellcheck disable=SC2086
+		wf_alone_note "$dev" "$w" $cfgs
+	done
+	# shellcheck disable=SC2086
+	wf_alone_note "$dev" wc $cfgs
+	for c in $WF_ALONE_CFGS; do
+		for n in ${WF_ALONE[$c]}; do measure "$dev" "$lower" "$c" "alone-$n" 1; done
+	done
+	WF_ALONE=() WF_ALONE_CFGS=""
+	for n in $(seq "$REPS"); do
+		for c in $cfgs; do wc_one "$dev" "$lower" "$c" "$n"; done
+	done
+	RAMP=$rp RUNTIME=$rt
+}
+
+# wf_alone_note DEV WL CFG...: the family's specs of WL (wc: the copy)
+# to be measured alone under each CFG that --only lets through.
+wf_alone_note() {
+	local dev=$1 wl=$2 cfg _n spec _x specs
+	shift 2
+	if [ "$wl" = wc ]; then
+		specs=wcopy
+	else
+		specs=$(while read -r _n spec _x; do echo "$spec"; done < <(wl_jobs "$wl"))
+	fi
+	for cfg in "$@"; do
+		[ -n "$ONLY" ] && ! [[ "$dev/$wl/$cfg" =~ $ONLY ]] && continue
+		[[ " $WF_ALONE_CFGS " == *" $cfg "* ]] || WF_ALONE_CFGS+=" $cfg"
+		for spec in $specs; do
+			[[ " ${WF_ALONE[$cfg]:-} " == *" $spec "* ]] || WF_ALONE[$cfg]+=" $spec"
 		done
 	done
 }
@@ -1183,6 +1699,46 @@ fq_cfgs() {	# the fairq configurations among "$@", if the module is there
 	for c in "$@"; do echo "$c"; done
 }
 
+# wf_virtio: the write family on the throttled virtio disk, once per
+# file system in WF_FSLIST (device label virtio, virtio-xfs); the copy's
+# file is 1 GiB (half the disk at most), well past the dirty threshold
+# at the kernel's limits (a fifth of some 2.6 GiB of free memory).
+wf_virtio() {
+	local fs mb=2048
+	[ "$PLAN_ONLY" = 1 ] || mb=$(($(blockdev --getsize64 /dev/vdc) >> 20))
+	WF_COPY_MB=$((mb / 2 < 1024 ? mb / 2 : 1024))
+	WF_TRIM=0
+	for fs in $WF_FSLIST; do
+		if [ "$PLAN_ONLY" != 1 ] && [ "$fs" = xfs ] &&
+			! { command -v mkfs.xfs >/dev/null && modprobe xfs 2>/dev/null; }; then
+			say "write family: no mkfs.xfs or xfs module in the guest: xfs skipped"
+			continue
+		fi
+		write_family "virtio$([ "$fs" = ext4 ] || echo "-$fs")" vdc "$fs"
+	done
+}
+
+# wf_nullb: the write family on a memory-backed twin of the device-bound
+# null_blk (label nullb-lat-mem, like workload 5's disk, but WF_NB_SIZE
+# MiB and discard, so that fstrim gives its memory back after each
+# measurement); the copy's file 640 MiB.
+wf_nullb() {
+	# shellcheck disable=SC2046
+	nullb_make nbw $(nb_bound_args | sed "s/size=[0-9]*/size=$WF_NB_SIZE/") \
+		memory_backed=1 discard=1 || return 0
+	WF_COPY_MB=$((WF_NB_SIZE * 5 / 8))
+	WF_TRIM=1
+	write_family nullb-lat-mem nbw ext4
+	WF_TRIM=0
+	nullb_drop nbw
+}
+
+# plan_writes: only the write family (bench/run --writes).
+plan_writes() {
+	wf_virtio
+	wf_nullb
+}
+
 plan_quick() {
 	local q
 	q=$(fq_cfgs fairq-cfq)
@@ -1280,6 +1836,8 @@ plan_full() {
 		nullb_drop "$STARTUP_TWIN"
 		nullb_drop nbm
 	fi
+	# The write family on its memory-backed null_blk.
+	wf_nullb
 
 	# The throttled virtio disk.
 	# shellcheck disable=SC2046,SC2086
@@ -1290,6 +1848,8 @@ plan_full() {
 	bench_wl virtio vdc w3 mq-deadline-nr bfq bfq-nr-thru $(fq_cfgs $FQ_MAIN)
 	alone_flush virtio vdc
 	sweep virtio vdc
+	# The write family on the same disk (it makes its file systems there).
+	wf_virtio
 
 	# nbd over fairq-nbd's device model.
 	if nbd_up; then
@@ -1344,7 +1904,7 @@ main() {
 	if [ "$PLAN_ONLY" = 1 ]; then
 		HAVE_FAIRQ=1
 		fio_common
-		case $MODE in quick) plan_quick ;; tune) plan_tune ;; *) plan_full ;; esac
+		case $MODE in quick) plan_quick ;; tune) plan_tune ;; writes) plan_writes ;; *) plan_full ;; esac
 		rm -rf "$W"
 		return 0
 	fi
@@ -1356,6 +1916,8 @@ main() {
 		plan_quick
 	elif [ "$MODE" = tune ]; then
 		plan_tune
+	elif [ "$MODE" = writes ]; then
+		plan_writes
 	else
 		plan_full
 	fi

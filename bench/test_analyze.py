@@ -58,6 +58,152 @@ def pio(entries):
 
 
 K4 = 4096
+MB = 1 << 20
+
+
+def wjob(name, bs, io_bytes, sync_p99_ns=None):
+    """A fio write job (json+); with sync_p99_ns, fio's "sync" section
+    (fdatasync=1): N syncs, their latency percentiles in ns."""
+    j = {"jobname": name, "job options": {"name": name, "bs": bs},
+         "read": {}, "write": {"io_bytes": io_bytes, "bw_bytes": io_bytes // 8,
+                               "iops": 1.0, "runtime": 8000, "total_ios": 8,
+                               "clat_ns": {"mean": 1e4}}}
+    if sync_p99_ns == 0:      # no fdatasync completed after fio's ramp
+        j["sync"] = {"total_ios": 0, "lat_ns": {"min": 0, "max": 0, "mean": 0.0, "N": 0}}
+    elif sync_p99_ns is not None:
+        j["sync"] = {"total_ios": 0, "lat_ns": {
+            "min": 1000, "max": sync_p99_ns * 2, "mean": sync_p99_ns / 4, "N": 100,
+            "percentile": {"50.000000": sync_p99_ns // 10, "99.000000": sync_p99_ns}}}
+    return j
+
+
+def wbench(dev, wl, cfg, jobs, cg, wsect, rsect=0, commit_ops=0, fairq0=None,
+           fairq=None, flow_names=""):
+    """A write-family BENCH line, 8 s window: jobs [(name, spec, fio job)];
+    cg {name: bytes of its data that reached the disk over the window}:
+    each copy's cgroup dirtied 8 MiB more, of which its dirty pages grew by
+    6 and its writeback pages by 2 MiB; the commit's cgroup dirtied
+    commit_ops x 4 KiB; io.stat counted 3 x that submitted (not a rate);
+    the tasks' /proc/TID/io say each copy dirtied 1 GiB (procio, not its
+    rate either)."""
+    specs = " ".join(f"{n}:{sp}" for n, sp, _ in jobs)
+    pa, pb, cgp = [], [], []
+    for i, (n, sp, _) in enumerate(jobs):
+        pid = 100 + 2 * i
+        wb = commit_ops * K4 if n == "commit" else (1 << 30)
+        pa += [f"{pid}:{pid}:0:0", f"{pid + 1}:{pid + 1}:0:0"]
+        pb += [f"{pid}:{pid}:0:0", f"{pid + 1}:{pid + 1}:0:{wb}"]
+        cgp.append(f"{n}:{pid},{pid + 1},")
+    c0 = " ".join(f"{n}:0:1000:{100 * MB}:{50 * MB}:0:0" for n, _, _ in jobs)
+    c1 = " ".join(
+        f"{n}:0:{1000 + cg.get(n, 0) + (8 * MB if sp == 'wcopy' else 0)}:"
+        f"{100 * MB + (6 * MB if sp == 'wcopy' else 0)}:"
+        f"{50 * MB + (2 * MB if sp == 'wcopy' else 0)}:0:{3 * cg.get(n, 0)}"
+        for n, sp, _ in jobs)
+    o = {"dev": dev, "cfg": cfg, "wl": wl, "rep": 1, "rc": 0, "wall_s": 30.0,
+         "lower": "vdc", "target": "/dev/x", "args": "", "specs": specs,
+         "win": {"ms": 8000, "cpu_ms": 100, "reads": 0, "rsect": rsect,
+                 "writes": 10, "wsect": wsect},
+         "fairq0": fairq0 or {}, "fairq": fairq or {}, "slab": "",
+         "procio": [" ".join(pa), " ".join(pb)], "cgprocs": " ".join(cgp),
+         "err": "", "wf": {"fs": "ext4", "dirty": "default", "sysctl": "dirty_ratio=20",
+                           "queue": "wbt_lat_usec=2000", "start_ms": 5000, "rm_ms": 10,
+                           "drain_ms": 900, "cgio": [c0, c1],
+                           "vm": ["1000 10 5000 2500", "1100 12 5000 2500"],
+                           "cgids": "copy=11 commit=12 bulk1=14 bulk4=15",
+                           "flow_names": flow_names},
+         "fio": [{"jobs": [j]} for _, _, j in jobs]}
+    return "BENCH " + json.dumps(o) + "\n"
+
+
+def write_fixture(dirname):
+    """The write family on disk "vd" (8 s windows). Alone, per
+    configuration: the copy writes 32 MiB (4 MiB/s) and the lower device
+    writes 32 MiB, except where the copy-alone target says otherwise
+    (none 3.9, bfq 3.5, kyber 3.95, fairq-cfq 3.6, fairq-cfq@cgroup 3.9
+    MiB/s of lower writes); the commit 800 appends (100/s), fsync p99 10 ms."""
+    L = ['BENCH_INFO {"kernel":"k"}\n']
+    lw = {"none": 3.9, "mq-deadline": 4.0, "bfq": 3.5, "kyber": 3.95,
+          "fairq-cfq": 3.6, "fairq-cfq@cgroup": 3.9}
+    for cfg, mibs in lw.items():
+        L.append(wbench("vd", "alone-wcopy", cfg, [("copy", "wcopy", wjob("copy", "1M", 1 << 30))],
+                        {"copy": 32 * MB}, int(mibs * 8 * MB / 512)))
+        if cfg in ("mq-deadline", "bfq", "fairq-cfq", "fairq-cfq@cgroup"):
+            L.append(wbench("vd", "alone-wsync4k", cfg,
+                            [("commit", "wsync4k", wjob("commit", "4k", 800 * K4, 10_000_000))],
+                            {"commit": 800 * K4}, 2 * 800 * 8, commit_ops=800))
+
+    def wa(cfg, copy_mib, ops, p99_ms, lower_mib, **kw):
+        return wbench("vd", "wa", cfg,
+                      [("copy", "wcopy", wjob("copy", "1M", 1 << 30)),
+                       ("commit", "wsync4k", wjob("commit", "4k", ops * K4,
+                                                  int(p99_ms * 1e6)))],
+                      {"copy": int(copy_mib * MB), "commit": ops * K4},
+                      int(lower_mib * MB / 512), commit_ops=ops, **kw)
+    # mq-deadline: copy 24 MiB (3 MiB/s, s 0.75), commit 400 (50/s, s
+    # 0.5): G 1.0; p99 60 ms; the lower device 32 MiB (4 MiB/s), of
+    # which no job's cgroup 32 - 24 - 400 x 4 KiB = 6.4375 MiB.
+    L.append(wa("mq-deadline", 24, 400, 60, 32))
+    # bfq: copy 2.5 MiB/s (s 0.625), commit 80/s (s 0.8): G 1.25; p99 30 ms.
+    L.append(wa("bfq", 20, 640, 30, 32))
+    # fairq-cfq: copy 3.75 MiB/s (s 0.9375), commit 4/s (s 0.04): G 0.08;
+    # p99 900 ms; the lower device 3.875 MiB/s (97% of mq-deadline's).
+    # Its flows: the flusher (key 300) moved 30 MiB in 30 requests over
+    # the window, waiting 3 s in all (100 ms each); the journal (key 400)
+    # is a flow new in the window.
+    f0 = {"done_reqs": 1, "done_bytes": 1, "flow_lines": [
+        "key=300 class=be level=4 weight=100 queued=9 inflight=1 reqs=100 "
+        "bytes=104857600 wait_ns_sum=1000000000 wait_ns_max=50000000"]}
+    f1 = {"done_reqs": 2, "done_bytes": 2, "flow_lines": [
+        "key=300 class=be level=4 weight=100 queued=9 inflight=1 reqs=130 "
+        "bytes=136314880 wait_ns_sum=4000000000 wait_ns_max=900000000",
+        "key=400 class=be level=4 weight=100 queued=0 inflight=0 reqs=8 "
+        "bytes=65536 wait_ns_sum=8000000000 wait_ns_max=2000000000"]}
+    L.append(wa("fairq-cfq", 30, 32, 900, 31, fairq0=f0, fairq=f1,
+                flow_names="300=kworker/u4:1+flush-253:32;400=jbd2/bq0-8;"))
+    # fairq-cfq@cgroup: copy 2 MiB/s (s 0.5), commit 90/s (s 0.9): G 1.0;
+    # p99 8 ms (<= 60/3 and <= 30/3); the lower device 3.75 MiB/s (94%).
+    L.append(wa("fairq-cfq@cgroup", 16, 720, 8, 30))
+    # none: the commit completed no fdatasync in the window: its p99 is
+    # at least the window, 8 s.
+    L.append(wa("none", 32, 0, 0, 32))
+    # wd, weights 1:4: bulk1 8 MiB (1 MiB/s, s 0.25), bulk4 24 MiB (3
+    # MiB/s, s 0.75): shares 0.25 and 0.75, +25% and -6.25% of 0.2 and
+    # 0.8; G = min(0.25 / 0.2, 0.75 / 0.8) = 0.9375.
+    L.append(wbench("vd", "wd", "fairq-cfq@cgroup",
+                    [("bulk1", "wcopy", wjob("bulk1", "1M", 1 << 30)),
+                     ("bulk4", "wcopy", wjob("bulk4", "1M", 1 << 30))],
+                    {"bulk1": 8 * MB, "bulk4": 24 * MB}, 32 * MB // 512))
+    # wc (BENCH_STARTUP "wl":"wc"): mq-deadline 500 -> 1000 ms (s 0.5),
+    # the copy 3 MiB in the 1 s read (3 MiB/s, s 0.75): G 1.0, the lower
+    # device 1 + 3 MiB in 1 s; fairq-cfq 500 -> 5000 ms (s 0.1), the copy
+    # 19 MiB in 5 s (3.8 MiB/s, s 0.95): G 0.2, the lower device 20 MiB
+    # in 5 s (4.0 MiB/s, 100%); a failed read (rc 1) left out.
+    for cfg, lo, ms, cb, rs, ws, rc in (
+            ("mq-deadline", 1000, 1000, 3 * MB, 2048, 6144, 0),
+            ("fairq-cfq", 5000, 5000, 19 * MB, 1024, 39936, 0),
+            ("fairq-cfq", 9000, 9000, 1 * MB, 1024, 39936, 1)):
+        L.append("BENCH_STARTUP " + json.dumps(
+            {"dev": "vd", "wl": "wc", "cfg": cfg, "rep": 1, "rc": rc, "files": 100,
+             "readers": 0, "alone_ms": 500, "loaded_ms": lo,
+             "win": {"ms": ms, "reads": 1, "rsect": rs, "writes": 1, "wsect": ws},
+             "fairq0": {}, "fairq": {},
+             "wf": {"fs": "ext4", "start_ms": 4000, "drain_ms": 100,
+                    "cgio": ["copy:0:1000:0:0:0:0",
+                             f"copy:0:{1000 + cb + 4 * MB}:{3 * MB}:{MB}:0:0"]}}) + "\n")
+    # kyber: the timed read was cut at WC_MAX_S (a lower bound), and the
+    # copy had exited before it ended (its counters are gone: no figure).
+    L.append("BENCH_STARTUP " + json.dumps(
+        {"dev": "vd", "wl": "wc", "cfg": "kyber", "rep": 1, "rc": 0, "files": 100,
+         "readers": 0, "alone_ms": 500, "loaded_ms": 300000, "cut": 1,
+         "win": {"ms": 300000, "reads": 1, "rsect": 8, "writes": 1, "wsect": 8},
+         "wf": {"cgio": ["copy:0:5000:100:100:0:0", "copy:0:0:0:0:0:0"]}}) + "\n")
+    L.append('BENCH_DONE {"measurements":20,"failed":0}\n')
+    L.append('BENCH_HOST {"run":"w1","mode":"writes","only":"","vm_rc":0}\n')
+    p = os.path.join(dirname, "writes.raw")
+    with open(p, "w") as f:
+        f.writelines(L)
+    return p
 
 
 def fixture(dirname):
@@ -330,6 +476,126 @@ def main():
         check("cgroup jobs by their processes", c["jobs"]["be4"]["tput"], 100.0 * K4)
         check("w4cg G with idle weight 1", c["G"], 0.5 * 326 / 200)
         check("w4cg Jain over s/w", c["jain_s"], 1.0)
+
+        # The write family.
+        wr = write_fixture(tmp)
+        runs, meas, agg, tg, errs = analyze.analyze([wr], tmp)
+        a = agg[("vd", "wa", "mq-deadline")]
+        check("wa copy's rate: what of its data reached the disk, not what it "
+              "dirtied nor what io.stat counted", a["jobs"]["copy"]["tput"], 3.0 * MB)
+        check("wa copy's written MiB/s, submitted MiB/s (io.stat), dirtied",
+              (a["wf"]["written_mib_s"]["copy"], a["wf"]["submitted_mib_s"]["copy"],
+               a["wf"]["dirtied_mib_s"]["copy"]), (3.0, 9.0, 4.0))
+        check("wa dirty + writeback change over the window (MiB, global)",
+              a["wf"]["pool_delta_mib"], (1100 + 12 - 1000 - 10) * 4096 / MB)
+        check("wa commit's rate: its fdatasync'd appends (4 KiB each) per s",
+              a["jobs"]["commit"]["tput"] / K4, 50.0)
+        check("wa s copy = 3 / 4", a["jobs"]["copy"]["s"], 0.75)
+        check("wa s commit = 50 / 100", a["jobs"]["commit"]["s"], 0.5)
+        check("wa G = 2 x min(0.75, 0.5)", a["G"], 1.0)
+        check("wa commit fsync p99 from fio's sync section (us)",
+              a["jobs"]["commit"]["sync_p99_us"], 60_000.0)
+        check("wa commit fsync p50", a["jobs"]["commit"]["sync_p50_us"], 6_000.0)
+        check("wa total from the lower device", a["lower_mib_s"], 4.0)
+        check("wa writes of no job's cgroup (journal, metadata)",
+              a["other_write_mib_s"], (32 * MB - 24 * MB - 400 * K4) / MB / 8)
+        c = agg[("vd", "wa", "none")]["jobs"]["commit"]
+        check("wa commit with no fdatasync in the window: p99 >= the window",
+              (c["sync_p99_us"], c["sync_censored"]), (8e6, True))
+        f = agg[("vd", "wa", "fairq-cfq")]
+        check("wa fairq G = 2 x min(0.9375, 0.04)", f["G"], 0.08)
+        fl = f["wf"]["flows"]
+        check("fairq flows named, the busiest first",
+              [(x["who"], x["key"]) for x in fl],
+              [("kworker/u4:1+flush-253:32", 300), ("jbd2/bq0-8", 400)])
+        check("fairq flow over the window: 30 MiB, 30 requests",
+              (fl[0]["bytes"], fl[0]["reqs"], fl[0]["since_window"]),
+              (30 * MB, 30, True))
+        check("fairq flow's mean wait over the window (ms)", fl[0]["wait_ms_mean"], 100.0)
+        check("a flow new in the window: its counts since it began",
+              (fl[1]["reqs"], fl[1]["since_window"], fl[1]["wait_ms_mean"]), (8, False, 1000.0))
+        check("alone-SPEC runs are the alone table (copy, by spec)",
+              analyze.alone_table(meas)[("vd", "fairq-cfq", "wcopy")], 4.0 * MB)
+        check("alone-SPEC: the fsync p99 alone",
+              analyze.alone_table(meas, "sync_p99_us")[("vd", "bfq", "wsync4k")], 10_000.0)
+        check("alone-SPEC: the lower device's writes alone",
+              analyze.alone_table(meas, "lower_write_mib_s")[("vd", "kyber", "wcopy")], 3.95,
+              tol=1e-4)
+        d = agg[("vd", "wd", "fairq-cfq@cgroup")]
+        check("wd shares from the cgroups' writes", d["win_share"]["bulk4"], 0.75)
+        check("wd share deviations from 1:4", (round(d["wd_dev"]["bulk1"], 6),
+                                               round(d["wd_dev"]["bulk4"], 6)), (0.25, -0.0625))
+        check("wd G weighted 1:4", d["G"], 0.9375)
+        wc = analyze.wc_agg(runs, analyze.alone_table(meas))
+        check("wc: a failed read left out", wc[("vd", "fairq-cfq")]["n"], 1)
+        check("wc mq-deadline: s start-up, s copy, G",
+              (wc[("vd", "mq-deadline")]["s_startup"], wc[("vd", "mq-deadline")]["s_copy"],
+               wc[("vd", "mq-deadline")]["G"]), (0.5, 0.75, 1.0))
+        check("wc fairq-cfq: G = 2 x min(0.1, 0.95)", wc[("vd", "fairq-cfq")]["G"], 0.2)
+        check("wc fairq-cfq: lower MiB/s over the timed read",
+              wc[("vd", "fairq-cfq")]["lower_mib_s"], 4.0)
+        check("wc: a cut read is a lower bound; a copy whose processes exited has no rate",
+              (wc[("vd", "kyber")]["cut"], wc[("vd", "kyber")]["copy_mib_s"],
+               wc[("vd", "kyber")]["G"]), (True, None, None))
+        check("wc lines are not start-up lines",
+              [k for k in analyze.startup_agg(runs) if k[0] == "vd"], [])
+        t = {(x[0], x[1]): x[3] for x in tg}
+        tx = {(x[0], x[1]): x[2] for x in tg}
+        check("WA G misses for fairq-cfq", t[("WA G >= 0.9 (vd)", "fairq-cfq")], "MISS")
+        check("WA G names the best competitor",
+              "best competitor bfq 1.25" in tx[("WA G >= 0.9 (vd)", "fairq-cfq")], True)
+        check("WA G passes for fairq-cfq@cgroup", t[("WA G >= 0.9 (vd)", "fairq-cfq@cgroup")],
+              "PASS")
+        check("WA total 97% of mq-deadline's passes",
+              t[("WA total >= 95% of mq-deadline's (vd)", "fairq-cfq")], "PASS")
+        check("WA total 94% misses",
+              t[("WA total >= 95% of mq-deadline's (vd)", "fairq-cfq@cgroup")], "MISS")
+        check("WA p99 900 vs 60 ms misses",
+              (t[("WA commit fsync p99 <= 1/3 of mq-deadline's (vd)", "fairq-cfq")],
+               "900.0 vs 60.0 ms (ratio 15.00)"
+               in tx[("WA commit fsync p99 <= 1/3 of mq-deadline's (vd)", "fairq-cfq")]),
+              ("MISS", True))
+        check("WA p99 8 ms passes against mq-deadline's 60 and bfq's 30",
+              (t[("WA commit fsync p99 <= 1/3 of mq-deadline's (vd)", "fairq-cfq@cgroup")],
+               t[("WA commit fsync p99 <= 1/3 of bfq's (vd)", "fairq-cfq@cgroup")]),
+              ("PASS", "PASS"))
+        check("WD shares +25% misses",
+              t[("WD shares within 10% of 1:4 (vd)", "fairq-cfq@cgroup")], "MISS")
+        check("WC G 0.2 misses, total 100% passes",
+              (t[("WC G >= 0.9 (vd)", "fairq-cfq")],
+               t[("WC total >= 95% of mq-deadline's (vd)", "fairq-cfq")]), ("MISS", "PASS"))
+        check("copy alone: 3.6 vs the best raw (mq-deadline 4.0) misses",
+              (t[("wcopy alone: writes >= 95% of the best raw scheduler's (vd)", "fairq-cfq")],
+               "vs mq-deadline 4.00" in
+               tx[("wcopy alone: writes >= 95% of the best raw scheduler's (vd)", "fairq-cfq")]),
+              ("MISS", True))
+        check("copy alone: 3.9 of 4.0 passes",
+              t[("wcopy alone: writes >= 95% of the best raw scheduler's (vd)",
+                 "fairq-cfq@cgroup")], "PASS")
+        dd = dict(d, wd_dev={"bulk1": 0.08, "bulk4": -0.02})
+        t2 = {(x[0], x[1]): x[3] for x in analyze.write_targets(
+            {("vd", "wd", "fairq-cfq@cgroup"): dd}, {}, {})}
+        check("WD shares within 10% pass", t2[("WD shares within 10% of 1:4 (vd)",
+                                                 "fairq-cfq@cgroup")], "PASS")
+        out = os.path.join(tmp, "wout")
+        sys.argv = ["analyze.py", "--out", out, wr]
+        with open(os.devnull, "w") as null:
+            old, sys.stderr = sys.stderr, null
+            try:
+                rc = analyze.main()
+            finally:
+                sys.stderr = old
+        md = open(os.path.join(out, "results.md")).read()
+        check("results.md: the wa table row of mq-deadline",
+              "| mq-deadline | 4.00 | 3.00 (0.75) | 100 | 50 (0.50) | 1.00 | 4.00 | 4.00 | "
+              "3.00 / 0.20 / 0.80 | 9.00 / 0.59 | 0.4 | 6.0 | 60.0 | 10.0 | 5.0 | 0.9 | 1 |"
+              in md, True)
+        check("results.md: a censored p99 marked", "| >= 8,000.0 | >= 8,000.0 |" in md, True)
+        check("results.md: the wc table", "workload wc: application start-up" in md, True)
+        check("results.md: a cut read marked", "| kyber | 500 | >= 300,000 | >= 600.00 |" in md,
+              True)
+        check("results.md: the flows", "kworker/u4:1+flush-253:32 (key 300): 30.0 MiB" in md,
+              True)
 
         # The whole pipeline writes its files.
         out = os.path.join(tmp, "out")
