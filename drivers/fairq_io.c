@@ -79,6 +79,16 @@
  */
 #define FAIRQ_PASS_MAX_BYTES	(64 * 1024)
 
+/*
+ * Nor does an async write within FAIRQ_SYNC_RECENT of a sync bio: the
+ * core holds background writeback back and cuts it while sync I/O is
+ * active (writeback=yield, sched/fq_writes.c), which it can do only to
+ * writes it sees.  A second, the default of fifo_expire_async_ms that
+ * the core's own window is; a jiffies stamp, as the fast path reads no
+ * clock.
+ */
+#define FAIRQ_SYNC_RECENT	HZ
+
 /* no closer than this: a core asking for "now" must not storm the timer */
 #define FAIRQ_TIMER_MIN_NS	(20 * NSEC_PER_USEC)
 /* retry period if the core ever holds requests with no way forward */
@@ -531,6 +541,7 @@ static void fairq_pass_trace(struct fairq_io *fio, struct bio *bio)
  */
 static bool fairq_pass_get(struct fairq_dev *fd, struct bio *bio)
 {
+	unsigned long now;
 	int n;
 
 	/* pairs with smp_store_release() in fairq_pass_update() */
@@ -538,6 +549,16 @@ static bool fairq_pass_get(struct fairq_dev *fd, struct bio *bio)
 		return false;
 	if (bio->bi_iter.bi_size > FAIRQ_PASS_MAX_BYTES)
 		return false;
+	now = jiffies;
+	if (op_is_sync(bio->bi_opf)) {
+		/* one store a jiffy at most: the line stays shared */
+		if (READ_ONCE(fd->sync_jiffies) != now)
+			WRITE_ONCE(fd->sync_jiffies, now);
+	} else if (op_is_write(bio_op(bio)) &&
+		   time_before(now, READ_ONCE(fd->sync_jiffies) +
+				    FAIRQ_SYNC_RECENT)) {
+		return false;
+	}
 	if (IOPRIO_PRIO_CLASS(fairq_bio_ioprio(bio)) == IOPRIO_CLASS_IDLE)
 		return false;
 	n = atomic_read(&fd->slots);
@@ -823,6 +844,7 @@ int fairq_io_init(struct fairq_dev *fd)
 	if (!fd->pass_pcpu)
 		return -ENOMEM;
 	spin_lock_init(&fd->lock);
+	fd->sync_jiffies = jiffies - FAIRQ_SYNC_RECENT;
 	atomic64_set(&fd->passthrough, 0);
 	atomic64_set(&fd->passthrough_errs, 0);
 	init_completion(&fd->drained);
