@@ -43,6 +43,7 @@ enum {
 	CONN_MAX_OUTSTANDING = 256,	/* requests accepted, not replied */
 	CONN_MAX_BYTES = 64 << 20,	/* payload bytes held per connection */
 	CONN_RBUF = 64 << 10,		/* receive buffer per connection */
+	CONN_SNDBUF = 4 << 20,		/* unix socket SO_SNDBUF [bytes] */
 	REPLY_BATCH = 32,		/* replies sent in one sendmsg() */
 	HANDSHAKE_TIMEOUT_S = 30,	/* option haggling must finish by then */
 	HANDSHAKE_MAX_OPTS = 128,	/* options per connection */

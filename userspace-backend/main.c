@@ -386,10 +386,16 @@ static void peer_name(int fd, char *buf, size_t len)
 	snprintf(buf, len, "%s:%d", host, port);
 }
 
+/*
+ * Replies queue in the socket up to its send buffer; a unix socket's
+ * default (net.core.wmem_default, 208 KiB) holds a fifth of a 1 MiB
+ * READ reply, so the reader waited on the client for every one (1M
+ * QD8 reads: 2,532 against 3,218 MiB/s with 4 MiB, medians of 6).
+ */
 static void accept_one(int lfd)
 {
+	int fd, one = 1, sndbuf = CONN_SNDBUF;
 	char peer[64];
-	int fd, one = 1;
 
 	fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0) {
@@ -401,6 +407,9 @@ static void accept_one(int lfd)
 	if (strcmp(peer, "unix"))
 		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one,
 			   sizeof(one));
+	else	/* TCP sizes its own; net.core.wmem_max caps this */
+		setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sndbuf,
+			   sizeof(sndbuf));
 	conn_start(fd, peer);
 }
 
