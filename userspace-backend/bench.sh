@@ -161,10 +161,10 @@ cell()
 }
 
 echo
-printf '| %-28s |' "median (min-max) of $rounds"
+printf '| %-30s |' "median (min-max) of $rounds"
 for s in "${servers[@]}"; do printf ' %23s |' "$s"; done
 echo
-printf '|%s|' "------------------------------"
+printf '|%s|' "--------------------------------"
 for _ in "${servers[@]}"; do printf '%s|' "------------------------:"; done
 echo
 for w in "${workloads[@]}"; do
@@ -173,7 +173,7 @@ for w in "${workloads[@]}"; do
 	read|write) label="$w 1M QD8 [MiB/s]" ;;
 	*) label="${w%-mc} 1M QD8 x$conns conns [MiB/s]" ;;
 	esac
-	printf '| %-28s |' "$label"
+	printf '| %-30s |' "$label"
 	for s in "${servers[@]}"; do printf ' %23s |' "$(cell "$w" "$s")"; done
 	echo
 done
