@@ -223,8 +223,9 @@ static bool page_cached(uint64_t off, uint32_t len)
  * sendfile(2) (transmission.c): the server copies nothing, where
  * pread and send copied it twice.  A large non-FUA WRITE goes from the
  * socket into a pipe and, once all there, into the page cache by
- * splice(2) (engine_write_pipe()): one copy instead of two.  Small
- * requests are cheaper copied.
+ * splice(2) (engine_write_pipe()), one copy instead of two; the
+ * connection's writer thread writes it while the reader receives the
+ * next.  Small requests are cheaper copied, by the reader.
  */
 bool engine_zero_copy(const struct req *r)
 {
@@ -236,9 +237,10 @@ bool engine_zero_copy(const struct req *r)
 }
 
 /*
- * Reader threads, a zero-copy WRITE: its payload, all in the pipe @pfd,
- * into the page cache (splice(2)).  True = written; false = r->error
- * set, the bytes the file did not take left in the pipe.
+ * A connection's writer thread, a large fast-path WRITE (see
+ * engine_zero_copy()): its payload, all in the pipe @pfd, into the page
+ * cache (splice(2)).  True = written; false = r->error set, the bytes
+ * the file did not take left in the pipe.
  */
 bool engine_write_pipe(struct req *r, int pfd)
 {
@@ -259,6 +261,13 @@ bool engine_write_pipe(struct req *r, int pfd)
 	}
 	rw_result(r, n, r->len);
 	return !r->error;
+}
+
+/* The same, the payload in r->buf. */
+void engine_write_buf(struct req *r)
+{
+	rw_result(r, rw_full(cfg.exp.fd_buf, true, r->buf, r->len, r->offset,
+			     0), r->len);
 }
 
 /* ---- sync workers: what libaio cannot do ------------------------------ */

@@ -94,6 +94,7 @@ struct req {
 	int pipe;		/* zero-copy WRITE: conn->pipes[] index, or -1 */
 	bool in_sched;		/* passed through fq_sched (glue owns fq) */
 	bool zc;		/* READ: reply data sent from the file, no buf */
+	bool by_writer;		/* large fast-path WRITE: the conn's writer does it */
 	uint64_t arrive_ns;	/* entered the scheduler [ns] */
 	uint64_t start_ns;	/* device model: service started [ns] */
 	uint64_t dispatch_ns;	/* the engine dispatched it [ns] */
@@ -201,6 +202,7 @@ bool engine_fast_path(void);
 bool engine_try_inline(struct req *r);
 bool engine_zero_copy(const struct req *r);
 bool engine_write_pipe(struct req *r, int pfd);
+void engine_write_buf(struct req *r);
 
 /* devmodel.c */
 void devmodel_init(const struct devmodel_cfg *dm);

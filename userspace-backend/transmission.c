@@ -210,11 +210,20 @@ static void pipe_drop(struct conn *c, int i)
 	pipe_put(c, i);
 }
 
-/* Writer: a zero-copy WRITE's payload from its pipe into the file. */
-static void write_from_pipe(struct conn *c, struct req *r)
+/*
+ * Writer: a large fast-path WRITE's payload into the file, from its pipe
+ * or from r->buf (no pipe was free, or it ran out of slots).  One thread
+ * writes, the reader goes on receiving: a second writer would only wait
+ * for the file's lock.
+ */
+static void write_deferred(struct conn *c, struct req *r)
 {
 	int i = r->pipe;
 
+	if (i < 0) {
+		engine_write_buf(r);
+		return;
+	}
 	r->pipe = -1;
 	if (engine_write_pipe(r, c->pipes[i][0]))
 		pipe_put(c, i);
@@ -229,8 +238,8 @@ static void *writer_main(void *arg)
 	bool broken;
 
 	while ((r = writer_next(c, &broken))) {
-		if (r->pipe >= 0)
-			write_from_pipe(c, r);
+		if (r->by_writer && !r->error)
+			write_deferred(c, r);
 		if (!broken) {
 			pthread_mutex_lock(&c->send_lock);
 			if (send_replies(c, &r, 1, false) < 0)
@@ -460,6 +469,7 @@ static int read_payload(struct conn *c, struct req *r)
 	}
 	if (posix_memalign(&r->buf, 4096, alloc)) {
 		r->buf = NULL;
+		r->error = NBD_ENOMEM;
 		return conn_read(c, NULL, r->len);
 	}
 	if (conn_read(c, r->buf, r->len) < 0) {
@@ -546,8 +556,8 @@ static int pipe_take(struct conn *c, int i, void *dst, size_t len)
 /*
  * The pipe ran out of slots with @have bytes of @r's payload in it:
  * they go into r->buf and the rest is read after them, as for a copied
- * WRITE.  0 = the payload is in r->buf, 1 = no memory (r->error set,
- * payload dropped), -1 = the client vanished.
+ * WRITE.  0 = the payload is in r->buf (or dropped for want of memory,
+ * r->error set), -1 = the client vanished.
  */
 static int write_unspliced(struct conn *c, struct req *r, uint32_t have)
 {
@@ -563,7 +573,7 @@ static int write_unspliced(struct conn *c, struct req *r, uint32_t have)
 		if (conn_read(c, NULL, r->len - have) < 0)
 			goto vanished;
 		r->error = NBD_ENOMEM;
-		return 1;
+		return 0;
 	}
 	if (pipe_take(c, i, r->buf, have) < 0) {
 		pipe_drop(c, i);
@@ -587,8 +597,8 @@ vanished:
  * (splice(2) takes the socket's pages; the bytes already in c->rbuf
  * are copied in).  Nothing reaches the file before all of it is there,
  * so a client that vanishes inside the payload leaves no byte of it in
- * the file, as with a buffer.  1 = in the pipe, for the writer; 0 = in
- * r->buf after all (see write_unspliced()); -1 = the client vanished.
+ * the file, as with a buffer.  0 = in the pipe, or in r->buf after all
+ * (see write_unspliced()); -1 = the client vanished.
  */
 static int write_spliced(struct conn *c, struct req *r)
 {
@@ -617,7 +627,7 @@ static int write_spliced(struct conn *c, struct req *r)
 		have += got;
 		more = true;
 	}
-	return 1;
+	return 0;
 vanished:
 	pipe_drop(c, r->pipe);
 	r->pipe = -1;
@@ -642,16 +652,18 @@ static int serve_one(struct conn *c, const unsigned char *h)
 	}
 	r->error = check_request(c, r);
 	zc = !r->error && engine_fast_path() && engine_zero_copy(r);
-	if (zc && r->type == NBD_CMD_WRITE)
-		zc = (r->pipe = pipe_get(c, r->len)) >= 0;
+	if (zc && r->type == NBD_CMD_WRITE) {
+		r->by_writer = true;
+		r->pipe = pipe_get(c, r->len);
+	}
 	hold = 0;
-	if (!zc && ((r->type == NBD_CMD_WRITE && r->len <= NBD_MAX_PAYLOAD) ||
-		    (r->type == NBD_CMD_READ && !r->error)))
+	if ((r->type == NBD_CMD_WRITE && r->len <= NBD_MAX_PAYLOAD &&
+	     r->pipe < 0) || (r->type == NBD_CMD_READ && !r->error && !zc))
 		hold = r->len;
 	conn_reserve(c, r, hold);
 	ret = 0;
 	if (r->type == NBD_CMD_WRITE)
-		ret = zc ? write_spliced(c, r) : read_payload(c, r);
+		ret = r->pipe >= 0 ? write_spliced(c, r) : read_payload(c, r);
 	if (ret < 0) {
 		pthread_mutex_lock(&c->lock);
 		c->broken = true;	/* the stream is lost: no more replies */
@@ -660,7 +672,7 @@ static int serve_one(struct conn *c, const unsigned char *h)
 		conn_complete(r);	/* the writer frees it */
 		return -1;
 	}
-	if (ret > 0) {
+	if (r->by_writer) {
 		conn_complete(r);	/* the writer writes it, replies */
 		return 1;
 	}
