@@ -1,9 +1,10 @@
 #!/bin/bash
 # test-disconnect.sh - clients that vanish (after the greeting, inside an
 # option, with 64 reads pending and a write payload cut short, with a
-# reset instead of a close) while another client keeps reading and
-# checking data the whole time: it is served throughout, sees no wrong
-# byte, and the server exits cleanly afterwards.  Both cache modes.
+# reset instead of a close; a 1 MiB write cut after 700,000 bytes) while
+# another client keeps reading and checking data the whole time: it is
+# served throughout, sees no wrong byte (no byte of a cut write reaches
+# the file), and the server exits cleanly afterwards.  Both cache modes.
 source "$(dirname "$0")/functions.sh"
 requires_libnbd
 
