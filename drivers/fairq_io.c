@@ -80,10 +80,10 @@
 #define FAIRQ_PASS_MAX_BYTES	(64 * 1024)
 
 /*
- * Nor does an async write within FAIRQ_SYNC_RECENT of a sync bio: the
- * core holds background writeback back and cuts it while sync I/O is
- * active (writeback=yield, sched/fq_writes.c), which it can do only to
- * writes it sees.  A second, the default of fifo_expire_async_ms that
+ * Nor, with writeback=yield, does an async write within
+ * FAIRQ_SYNC_RECENT of a sync bio: the core then holds background
+ * writeback back and cuts it while sync I/O is active
+ * (sched/fq_writes.c), which it can do only to writes it sees.  A second, the default of fifo_expire_async_ms that
  * the core's own window is; a jiffies stamp, as the fast path reads no
  * clock.
  */
@@ -554,7 +554,7 @@ static bool fairq_pass_get(struct fairq_dev *fd, struct bio *bio)
 		/* one store a jiffy at most: the line stays shared */
 		if (READ_ONCE(fd->sync_jiffies) != now)
 			WRITE_ONCE(fd->sync_jiffies, now);
-	} else if (op_is_write(bio_op(bio)) &&
+	} else if (op_is_write(bio_op(bio)) && READ_ONCE(fd->wb_yield) &&
 		   time_before(now, READ_ONCE(fd->sync_jiffies) +
 				    FAIRQ_SYNC_RECENT)) {
 		return false;

@@ -169,8 +169,11 @@ static int fairq_sched_store(struct fairq_dev *fd, const char *name, const char 
 	mutex_lock(&fd->tun_lock);
 	spin_lock_irqsave(&fd->lock, flags);
 	ret = fq_sched_set(fd->fqs, name, buf);
-	if (!ret)	/* max_queued may have been raised */
+	if (!ret) {	/* max_queued may have been raised */
 		fairq_wake_room(fd, 0);
+		/* read lock-free by the fast path */
+		WRITE_ONCE(fd->wb_yield, fq_sched_writeback_yields(fd->fqs));
+	}
 	/*
 	 * A deeper queue or another policy may let bios go now; the work
 	 * item resumes pass-through at the depth now in force.

@@ -280,6 +280,9 @@ bool fq_sched_may_queue(struct fq_sched *fqs, const struct fq_req *rq);
  */
 u32 fq_sched_async_piece(struct fq_sched *fqs, u32 bytes);
 
+/* fq_sched_writeback_yields - true when writeback=yield is in force. */
+bool fq_sched_writeback_yields(const struct fq_sched *fqs);
+
 /*
  * fq_sched_queue_full - true when max_queued requests are queued: no
  * request may be queued, whatever its flow (fq_sched_may_queue()'s first

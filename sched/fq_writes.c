@@ -58,6 +58,11 @@ static bool fq_writes_sync_active(const struct fq_sched *fqs)
 	       (u64)fqs->expire_ms[FQ_FIFO_ASYNC] * 1000000;
 }
 
+bool fq_sched_writeback_yields(const struct fq_sched *fqs)
+{
+	return fqs->writeback == FQ_WB_YIELD;
+}
+
 void fq_writes_enqueue(struct fq_sched *fqs, const struct fq_req *rq)
 {
 	if (fq_rq_async_write(rq)) {

@@ -1636,13 +1636,12 @@ static void bench_table(struct sim *sm, u64 seed)
 
 /*
  * WRITEBACK's configurations: no scheduling to speak of, the defaults
- * with async writes scheduled like any other request, and the defaults
+ * (async writes scheduled like any other request), and writeback=yield
  */
 static const struct sim_wb_cfg wb_cfgs[] = {
-	{ "fifo, depth 32", "fifo",
-	  { { "depth", "32" }, { "writeback", "fair" }, { NULL, NULL } } },
-	{ "cfq, writeback=fair", "cfq", { { "writeback", "fair" }, { NULL, NULL } } },
+	{ "fifo, depth 32", "fifo", { { "depth", "32" }, { NULL, NULL } } },
 	{ "cfq, defaults", "cfq", { { NULL, NULL } } },
+	{ "cfq, writeback=yield", "cfq", { { "writeback", "yield" }, { NULL, NULL } } },
 };
 
 int main(int argc, char **argv)

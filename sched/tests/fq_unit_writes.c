@@ -42,6 +42,13 @@ static void teach_writes(u64 a_ns, u64 ps_per_byte)
 	}
 }
 
+/* An instance at the defaults but writeback=yield. */
+static void th_new_yield(void)
+{
+	th_new_defaults("cfq");
+	th_set("writeback", "yield");
+}
+
 /* A sync request queued now (and taken away again): sync I/O is active. */
 static void sync_now(void)
 {
@@ -57,7 +64,7 @@ static void t_writes_backlog(void)
 	struct fq_req sync = { .key = 1, .bytes = 4096, .flags = SYNC };
 	struct fq_req *rq;
 
-	th_new_defaults("cfq");
+	th_new_yield();
 	th_set("depth", "1");
 	sync_now();
 	CHECK_EQ(fill_async(), 2);
@@ -77,7 +84,7 @@ static void t_writes_backlog(void)
 /* No sync request within fifo_expire_async_ms: writeback is not held. */
 static void t_writes_sync_gone(void)
 {
-	th_new_defaults("cfq");
+	th_new_yield();
 	th_set("depth", "1");
 	CHECK_EQ(fill_async(), 64);	/* no sync I/O seen yet */
 	while (th.s->queued)
@@ -98,9 +105,8 @@ static void t_writes_sync_gone(void)
 static void t_writes_fair(void)
 {
 	th_new_defaults("cfq");
+	th_get("writeback", "fair\n");		/* the default */
 	th_set("depth", "1");
-	th_set("writeback", "fair");
-	th_get("writeback", "fair\n");
 	teach_writes(500000, 250000);
 	sync_now();
 	CHECK_EQ(fq_sched_async_piece(th.s, K128), K128);
@@ -120,7 +126,7 @@ static void t_writes_piece_per_byte(void)
 {
 	u32 piece;
 
-	th_new_defaults("cfq");
+	th_new_yield();
 	teach_writes(500000, 250000);
 	CHECK(fq_cost_sized(&th.s->fc, true));
 	CHECK_EQ(fq_sched_async_piece(th.s, K128), K128);	/* no sync yet */
@@ -141,7 +147,7 @@ static void t_writes_piece_per_byte(void)
 /* A device that charges per request (4 ms whatever the size): no cut. */
 static void t_writes_per_request(void)
 {
-	th_new_defaults("cfq");
+	th_new_yield();
 	teach_writes(4000000, 0);
 	CHECK(fq_cost_sized(&th.s->fc, true));
 	sync_now();
@@ -161,7 +167,7 @@ static void t_writes_probe(void)
 	int i, cut = 0;
 	u32 piece;
 
-	th_new_defaults("cfq");
+	th_new_yield();
 	for (i = 0; i < 12 * FQ_COST_EPOCH_N; i++) {
 		th.now += 30 * MS;
 		fq_cost_complete(&th.s->fc, th.now, K128, true, true);

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Background writeback yields to synchronous I/O (writeback=yield, the
-# default; sched/fq_writes.c).  fairq0 at its defaults over /dev/vdc,
+# Background writeback yields to synchronous I/O (writeback=yield; the
+# default is fair; sched/fq_writes.c).  fairq0 at its defaults over /dev/vdc,
 # which vm/run throttles (tests/run's vm-throttled suite: vm/throttle.conf's
 # 500 IOPS and 4 MiB/s, a device that charges per byte); skipped, and
 # counted, without the throttle.  ext4 on fairq0.
@@ -51,8 +51,8 @@ echo none >/sys/block/vdc/queue/scheduler 2>/dev/null
 load_fairq
 fairq_create fairq0 /dev/vdc
 cleanup_push "fairq_destroy fairq0"
-[ "$(cat /sys/block/fairq0/fairq/writeback)" = yield ] ||
-	fatal "writeback is not yield by default: $(cat /sys/block/fairq0/fairq/writeback)"
+[ "$(cat /sys/block/fairq0/fairq/writeback)" = fair ] ||
+	fatal "writeback is not fair by default: $(cat /sys/block/fairq0/fairq/writeback)"
 mkfs.ext4 -q -F /dev/fairq0 || fatal "mkfs.ext4 on fairq0 failed"
 mkdir -p "$MNT"
 mount /dev/fairq0 "$MNT" || fatal "mount of fairq0 failed"
