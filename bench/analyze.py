@@ -459,17 +459,23 @@ def written(d):
 
 def wf_window(m, wf, ms, fairq0):
     """The write family's figures of one measurement (guest.sh wf_json).
-    Each job's bytes over the window come from its cgroup (cgio(), read
-    at the window's ends with the lower device's counters): a copy's are
-    what of its data reached the disk (written()), not what it dirtied
-    (its dirty pages can grow by tens of MiB in a window at the kernel's
-    limits) and not its io.stat (counted at submission, and under
-    data=ordered jbd2 writes the copy's data as root); the others' are
-    their processes' read and write bytes (a commit's appends are
-    written by its own fdatasync). "other": the lower device's writes
-    less every job's (the journal, metadata). Also the dirty pages at
-    the window's ends, the teardown, fairq's flows over the window."""
-    m["wf"], m["other_write_mib_s"] = None, None
+    Each job's cgroup is read at the window's ends with the lower device's
+    counters (cgio()). A job that is no copy: its processes' read and
+    write bytes (a commit's appends are written by its own fdatasync). A
+    copy: the lower device's writes in the window that are no other job's
+    data, split between several copies in proportion to the page
+    writeback each completed (written(); by what each dirtied if neither
+    completed any). The copy's data is what the disk writes there (the
+    journal's few blocks too); no per-cgroup figure is its rate by itself:
+    io.stat counts bios at submission (hundreds of MiB ahead of the disk,
+    and under data=ordered jbd2 writes the copy's data as root), what it
+    dirtied follows its dirty pages' growth, and ext4 ends a page's
+    writeback only once its unwritten extent is converted, under a
+    journal handle, so completions come in bursts: a copy alone can
+    complete none in a window where the disk wrote 32 MiB of it. Those
+    three are kept per job as diagnostics. Also the dirty pages at the
+    window's ends, the teardown, fairq's flows over the window."""
+    m["wf"] = None
     if not wf:
         return
     cg = cg_delta(wf)
@@ -480,7 +486,8 @@ def wf_window(m, wf, ms, fairq0):
     info["vm"] = vm
     info["pool_delta"] = ((vm[1][0] + vm[1][1] - vm[0][0] - vm[0][1]) * 4096
                           if len(vm) == 2 else None)
-    wsum = 0
+    lower_w = (m["win"].get("wsect") or 0) * 512
+    others, copies = 0, []
     for j in m["jobs"]:
         d = cg.get(j["name"])
         if not d:
@@ -488,17 +495,22 @@ def wf_window(m, wf, ms, fairq0):
         j["submitted_bytes"] = d["srb"] + d["swb"]
         if d["gone"]:
             j["win_bytes"], j["win_src"] = None, "gone"
-            wsum = None
             continue
         if is_copy(j.get("spec")):
-            j["dirtied_bytes"] = d["wb"]
-            j["win_bytes"], j["win_src"] = written(d), "memcg"
+            j["dirtied_bytes"], j["completed_bytes"] = d["wb"], written(d)
+            copies.append((j, d))
         else:
             j["win_bytes"], j["win_src"] = d["rb"] + d["wb"], "cgroup"
-        if wsum is not None:
-            wsum += written(d)
-    wsect = (m["win"].get("wsect") or 0)
-    info["other_wbytes"] = wsect * 512 - wsum if cg and wsum is not None else None
+            others += d["wb"]
+    if copies:
+        pool = max(0, lower_w - others)
+        ws = [max(0, written(d)) for _, d in copies]
+        if not sum(ws):
+            ws = [max(0, d["wb"]) for _, d in copies]
+        if not sum(ws):
+            ws = [1] * len(copies)
+        for (j, _), w in zip(copies, ws):
+            j["win_bytes"], j["win_src"] = pool * w / sum(ws), "lower device"
     # A commit that completed no fdatasync after fio's ramp (fio has no
     # sample): its p99 is at least the window, and is shown as such.
     for j in m["jobs"]:
@@ -506,8 +518,6 @@ def wf_window(m, wf, ms, fairq0):
             j["sync_p99_us"] = j["sync_p50_us"] = ms * 1000.0
             j["sync_censored"] = True
     m["wf"] = info
-    m["other_write_mib_s"] = (info["other_wbytes"] / MIB * 1000.0 / ms
-                              if ms and info["other_wbytes"] is not None else None)
     f0 = flow_table(fairq0.get("flow_lines"))
     f1 = flow_table(m["fairq_stats"].get("flow_lines"))
     names = dict(e.split("=", 1) for e in (wf.get("flow_names") or "").split(";")
@@ -644,7 +654,7 @@ AGG_KEYS = ("lower_iops", "lower_mib_s", "lower_write_mib_s", "fq_iops",
             "fq_mib_s", "fio_sum_iops", "fio_sum_mib_s", "jain", "jain_fio",
             "jain_s", "G", "maxmin", "light_p50_us", "light_p99_us",
             "light_share", "cpu_us_per_io", "cpu_ms", "jain_noise",
-            "ios_per_job", "s_sum", "other_write_mib_s")
+            "ios_per_job", "s_sum")
 
 
 def aggregate(meas):
@@ -1073,7 +1083,7 @@ def write_targets(agg, wcs, alone_lw):
                 if wl != "wd" and tf is not None and tm:
                     add(f"{W} total >= 95% of mq-deadline's ({d})", fq,
                         f"{fmt(tf, 2)} vs {fmt(tm, 2)} MiB/s, lower device "
-                        f"({tf / tm * 100:.0f}%)", tf >= 0.95 * tm)
+                        f"({tf / tm * 100:.1f}%)", tf >= 0.95 * tm)
                 if wl.startswith("wa"):
                     pf = (a["jobs"].get("commit") or {}).get("sync_p99_us")
                     for ref in ("mq-deadline", "bfq"):
@@ -1107,7 +1117,7 @@ def write_targets(agg, wcs, alone_lw):
                     add(f"WC total >= 95% of mq-deadline's ({d})", fq,
                         f"{fmt(c['lower_mib_s'], 2)} vs {fmt(m['lower_mib_s'], 2)} MiB/s, "
                         f"lower device over the timed read "
-                        f"({c['lower_mib_s'] / m['lower_mib_s'] * 100:.0f}%)",
+                        f"({c['lower_mib_s'] / m['lower_mib_s'] * 100:.1f}%)",
                         c["lower_mib_s"] >= 0.95 * m["lower_mib_s"])
             for spec in sorted({k[2] for k in alone_lw if k[0] == d and is_copy(k[2])}):
                 v = alone_lw.get((d, fq, spec))
@@ -1118,7 +1128,7 @@ def write_targets(agg, wcs, alone_lw):
                 bc, bv = max(refs, key=lambda cv: cv[1])
                 add(f"{spec} alone: writes >= 95% of the best raw scheduler's ({d})", fq,
                     f"{fmt(v, 2)} vs {bc} {fmt(bv, 2)} MiB/s, lower device "
-                    f"({v / bv * 100:.0f}%)", v >= 0.95 * bv)
+                    f"({v / bv * 100:.1f}%)", v >= 0.95 * bv)
     return out
 
 
@@ -1157,7 +1167,8 @@ def section_writes(agg, wcs, meas, runs, dev):
             u = "ops/s" if n == "commit" else job_unit(j0[n])
             head += [f"{n} {u} alone", f"{n} with (s)"]
         head += ["G", "total MiB/s (lower)", "lower write MiB/s",
-                 "written MiB/s (" + " / ".join(names) + " / other)",
+                 "dirtied MiB/s (" + " / ".join(names) + ")",
+                 "writeback ended MiB/s (" + " / ".join(names) + ")",
                  "submitted MiB/s, io.stat (" + " / ".join(names) + ")",
                  "dirty + writeback change MiB"]
         if wl.startswith("wa"):
@@ -1180,10 +1191,11 @@ def section_writes(agg, wcs, meas, runs, dev):
                       + (f" ({j['s']:.2f})" if j.get("s") is not None else "")]
             wf = a.get("wf") or {}
             cw, cs = wf.get("written_mib_s") or {}, wf.get("submitted_mib_s") or {}
+            cd = wf.get("dirtied_mib_s") or {}
             r += [fmt(a.get("G"), 2), fmt(a.get("lower_mib_s"), 2),
                   fmt(a.get("lower_write_mib_s"), 2),
-                  " / ".join(fmt(cw.get(n), 2) for n in names)
-                  + " / " + fmt(a.get("other_write_mib_s"), 2),
+                  " / ".join(fmt(cd.get(n), 2) for n in names),
+                  " / ".join(fmt(cw.get(n), 2) for n in names),
                   " / ".join(fmt(cs.get(n), 2) for n in names),
                   fmt(wf.get("pool_delta_mib"), 1)]
             if wl.startswith("wa"):
@@ -1206,7 +1218,12 @@ def section_writes(agg, wcs, meas, runs, dev):
             s += f"(from run {run_note(runs, a0)})\n\n"
         wf = a0.get("wf") or {}
         s += (f"File system {wf.get('fs', '?')}; `{wf.get('sysctl', '')}`; lower "
-              f"queue `{wf.get('queue', '')}` (under {keys[0][2]}).\n\n")
+              f"queue `{wf.get('queue', '')}` (under {keys[0][2]}). A copy's MiB/s: "
+              "the lower device's writes that are no other job's data (wd: split by "
+              "the page writeback each copy's cgroup completed); dirtied, writeback "
+              "ended (its memcg: dirtied less its dirty + writeback growth) and "
+              "submitted (io.stat) per cgroup are diagnostics, none a rate by "
+              "itself (bench/README.md).\n\n")
         s += md_table(head, rows) + "\n"
         if any((agg[k]["jobs"].get("commit") or {}).get("sync_censored") for k in keys):
             s += ("`>=`: no fdatasync completed in some repetition's window: its "
@@ -1321,7 +1338,8 @@ def wc_agg(runs, alone):
     cgroup's writes on the lower device (io.stat) over the timed read,
     its s against its alone-wcopy run on the same disk and configuration,
     G = min s / (1/2); the lower device's MiB/s over the timed read.
-    (The copy's writes: written(), as in the window of wf_window().)
+    (The copy's rate: the lower device's writes, as in wf_window(); none
+    if its processes had exited.)
     Medians over the repetitions."""
     last = {}
     for r in runs:
@@ -1343,8 +1361,10 @@ def wc_agg(runs, alone):
             sec = (win.get("ms") or 0) / 1000.0
             wf = o.get("wf") or {}
             cg = cg_delta(wf)
-            copy_b = (written(cg["copy"]) if "copy" in cg and not cg["copy"]["gone"]
-                      else None)
+            # the copy's data: the lower device's writes (the start-up
+            # only reads), as in wf_window()
+            copy_b = ((win.get("wsect") or 0) * 512
+                      if "copy" in cg and not cg["copy"]["gone"] else None)
             rate = copy_b / sec if copy_b is not None and sec else None
             ref = alone.get((dev, cfg, "wcopy"))
             s_st = o["alone_ms"] / o["loaded_ms"]
