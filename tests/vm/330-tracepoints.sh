@@ -42,17 +42,13 @@ BUF_KB=8192		# ring buffer per CPU: a window writes about 1 MiB
 require_cmd fio
 require_cmd dd
 
-# tracefs: where it is mounted (the kernel mounts it under debugfs), else
-# mounted here for the test
-T=""
-for d in /sys/kernel/tracing /sys/kernel/debug/tracing; do
-	[ -e "$d/events" ] && T=$d && break
-done
-if [ -z "$T" ] && mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null; then
-	T=/sys/kernel/tracing
+# tracefs on /sys/kernel/tracing, mounted for the test unless it is (not
+# the automount under debugfs, which would stay behind)
+T=/sys/kernel/tracing
+if ! awk -v t="$T" '$2 == t && $3 == "tracefs" { f = 1 } END { exit !f }' /proc/mounts; then
+	mount -t tracefs nodev "$T" || skip_all "cannot mount tracefs on $T (CONFIG_TRACING)"
 	cleanup_push "umount $T"
 fi
-[ -n "$T" ] || skip_all "no tracefs (CONFIG_TRACING)"
 
 cleanup_push "null_blk_destroy $NB"
 cleanup_push "fairq_destroy fairq0"
