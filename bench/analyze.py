@@ -527,7 +527,9 @@ def wf_window(m, wf, ms, fairq0):
     flows = []
     for key, d in f1.items():
         d0 = f0.get(key)
-        fresh = not d0 or d0.get("reqs", 0) > d.get("reqs", 0)
+        # a flow freed when it drained and made again has counters anew
+        fresh = not d0 or any(d0.get(k, 0) > d.get(k, 0)
+                              for k in ("reqs", "bytes", "wait_ns_sum"))
         dd = {k: d.get(k, 0) - (0 if fresh else d0.get(k, 0))
               for k in ("reqs", "bytes", "wait_ns_sum")}
         who = names.get(str(key)) or ""
@@ -1287,9 +1289,12 @@ def section_writes(agg, wcs, meas, runs, dev):
             for f in fl))
     if lines:
         s += (f"#### {dev}: fairq's flows over the window (the last repetition; the "
-              "busiest six by bytes; with classify=tgid a flow is a process, the "
-              "flusher a kworker and the journal jbd2; with classify=cgroup a "
-              "cgroup)\n\n" + "\n".join(lines) + "\n\n")
+              "busiest six by bytes; with classify=tgid a flow is a process, named "
+              "by its comm at the window's end (a kworker's says what it ran then: "
+              "flush-MAJ:MIN the flusher, ext4-rsv-conversion ext4's end of "
+              "writeback), the journal jbd2/DEV; with classify=cgroup a cgroup; "
+              "the wait is a request's time queued in fairq)\n\n"
+              + "\n".join(lines) + "\n\n")
     return s
 
 
@@ -1731,7 +1736,11 @@ def run_lines(runs):
               f"{'loaded' if info.get('fairq') else 'NOT available'}; mode "
               f"{info.get('mode')}, {info.get('reps')} repetitions (interleaved), "
               f"{info.get('runtime')} s measured after {info.get('ramp')} s ramp, "
-              f"alone runs {info.get('alone_runtime')} s; VM exit status "
+              f"alone runs {info.get('alone_runtime')} s"
+              + (f"; the write family {info.get('wf_runtime')} s after "
+                 f"{info.get('wf_ramp')} s ramp, its alone runs alike"
+                 if info.get("wf_runtime") else "")
+              + "; VM exit status "
               f"{h.get('vm_rc', '?')}"
               + ("" if r["done"] else "; the guest did not finish (partial run)"))
         if load:

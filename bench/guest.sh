@@ -1695,8 +1695,8 @@ setup_info() {
 	printf '"nbd_bw":%s,"nbd_depth":%s,"nbd_lat_us":%s,"throttle_iops":"%s","throttle_bps":"%s","fairq_rec":"%s","cpu_model":"%s",' \
 		"$NBD_BW" "$NBD_DEPTH" "$NBD_LAT" "${FAIRQ_THROTTLE_IOPS:-}" "${FAIRQ_THROTTLE_BPS:-}" \
 		"$FAIRQ_REC" "$(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo)"
-	printf '"nr_requests":%s,"alone_runtime":%s,"cg_weights":"%s","iocost_default":"%s"}\n' \
-		"$NR_REQ" "$ALONE_RUNTIME" "$(for n in "${!CG_WEIGHT[@]}"; do printf '%s=%s ' "$n" "${CG_WEIGHT[$n]}"; done)" \
+	printf '"nr_requests":%s,"alone_runtime":%s,"wf_ramp":%s,"wf_runtime":%s,"cg_weights":"%s","iocost_default":"%s"}\n' \
+		"$NR_REQ" "$ALONE_RUNTIME" "$WF_RAMP" "$WF_RUNTIME" "$(for n in "${!CG_WEIGHT[@]}"; do printf '%s=%s ' "$n" "${CG_WEIGHT[$n]}"; done)" \
 		"$([ -e "$CG_ROOT/io.cost.qos" ] && echo "io.cost: model and QoS at the kernel's defaults (ctrl=auto)" || echo "no io.cost in this kernel")"
 	cg_setup || say "cgroups: set-up failed"
 }
