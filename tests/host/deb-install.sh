@@ -251,6 +251,19 @@ for k in 6.0.19 6.5.0 6.6.0-1-amd64 6.10.14 5.10.0-30-amd64; do
 done
 check "dkms.conf: BUILD_EXCLUSIVE_KERNEL takes 6.1-6.4, 6.11+ and every kernel of scripts/kernels, nothing else${bad:+; wrong:$bad}" test -z "$bad"
 
+# BUILD_EXCLUSIVE_ARCH: dkms matches it against uname -m; the 64-bit
+# machines take the module, the 32-bit ones are skipped
+excl=$(bash -c '. "$1"; echo "$BUILD_EXCLUSIVE_ARCH"' sh "$root/$src/dkms.conf")
+bad=""
+for m in x86_64 aarch64 ppc64le s390x riscv64 loongarch64; do
+	[[ $m =~ $excl ]] || bad="$bad $m(no)"
+done
+for m in i686 i586 armv7l armv6l mips ppc x86; do
+	[[ $m =~ $excl ]] && bad="$bad $m(yes)"
+done
+check "dkms.conf: BUILD_EXCLUSIVE_ARCH takes the 64-bit machines, no 32-bit one${bad:+; wrong:$bad}" \
+	test -n "$excl" -a -z "$bad"
+
 # --- dkms build, as the postinst has dkms do, in the scratch root ----------------
 # the default and lts kernels of scripts/kernels
 kvers=""
