@@ -10,8 +10,8 @@
  * decaying to at most 16 epochs' worth (s11 < 2^16, s12 < 2^22,
  * s22 < 2^28, s1y < 2^35, s2y < 2^41), every product below stays under
  * 2^58.
- * Divisions are of u64/s64 values by u64 values; fairq.ko is built for
- * 64-bit kernels only (a 32-bit build would need div64_u64()).
+ * Divisions are of u64 values by u64 values, through div64_u64()
+ * (fq_env.h).
  */
 #include "fq_cost.h"
 
@@ -28,7 +28,9 @@ void fq_cost_init(struct fq_cost *fc)
 /* q * @mul / @den without overflow for q * den < 2^63, mul <= 2^10. */
 static u64 fq_cost_scale(u64 num, u64 den, u64 mul)
 {
-	return num / den * mul + num % den * mul / den;
+	u64 rem, q = div64_u64_rem(num, den, &rem);
+
+	return q * mul + div64_u64(rem * mul, den);
 }
 
 /*
@@ -51,12 +53,12 @@ static u64 fq_cost_scale(u64 num, u64 den, u64 mul)
  */
 static bool fq_cost_b_shown(const struct fq_cost_dir *cd, u64 a, u64 b)
 {
-	u64 m = cd->sw / 16, fit, mean_only, sse, gain;
+	u64 m = cd->sw / 16, fit, mean_only, sse, gain, rem;
 
 	if (m < 4)
 		return false;
-	mean_only = cd->s1y * (cd->s1y / cd->s11) +
-		    cd->s1y * (cd->s1y % cd->s11) / cd->s11;
+	mean_only = cd->s1y * div64_u64_rem(cd->s1y, cd->s11, &rem);
+	mean_only += div64_u64(cd->s1y * rem, cd->s11);
 	fit = fq_cost_scale(cd->s1y, FQ_COST_X1, a) +
 	      fq_cost_scale(cd->s2y, 1024, b);
 	sse = cd->syy > fit ? cd->syy - fit : 0;
@@ -115,12 +117,12 @@ static void fq_cost_epoch(struct fq_cost *fc, u64 now_ns)
 
 	if (fc->limited * 4 < fc->n * 3 || fc->unseen)
 		return;		/* the device may have idled: T is not its time */
-	y = (now_ns - fc->start_ns) / 16 / fc->n;
+	y = div_u64((now_ns - fc->start_ns) / 16, fc->n);
 	if (y > FQ_COST_Y_MAX)
 		y = FQ_COST_Y_MAX;
 	for (d = 0; d < 2; d++) {
-		x1[d] = fc->n_dir[d] * FQ_COST_X1 / fc->n;
-		x2[d] = (fc->bytes_dir[d] >> 10) / fc->n;
+		x1[d] = div_u64(fc->n_dir[d] * FQ_COST_X1, fc->n);
+		x2[d] = div_u64(fc->bytes_dir[d] >> 10, fc->n);
 		if (x2[d] > FQ_COST_X2_MAX)
 			x2[d] = FQ_COST_X2_MAX;
 	}
@@ -222,9 +224,9 @@ u64 fq_cost_ns(const struct fq_cost *fc, u32 bytes, bool write)
 	 * the mean would keep the ratio fixed, and b unknown, for ever.
 	 */
 	if (!cd->sized && cd->sn) {
-		mean = cd->sb / cd->sn;
+		mean = div64_u64(cd->sb, cd->sn);
 		if (mean)
-			return cd->a * 16 * bytes / mean;
+			return div64_u64(cd->a * 16 * bytes, mean);
 	}
 	/* b is per KiB in 16/1024 ns: per byte that is b / 65536 ns */
 	return cd->a * 16 + cd->b * bytes / 65536;

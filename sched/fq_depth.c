@@ -3,8 +3,7 @@
  * fq_depth.c - adaptive depth: a hill climber on throughput and latency.
  * See fq_depth.h for what it does and why; this file is the how.
  *
- * Divisions are of u64 by u64 values that fit 32 bits; fairq.ko is built
- * for 64-bit kernels only (a 32-bit build would need div_u64()).
+ * Divisions of u64 values go through div64_u64() (fq_env.h).
  */
 #include "fq_depth.h"
 
@@ -40,7 +39,7 @@ static u64 fq_depth_rate(const struct fq_depth *dc,
 		work += fq_depth_clamp(p->w.bytes[i], FQ_DEPTH_BYTES_MAX) *
 			fq_depth_clamp(dc->byte_price[i], FQ_DEPTH_BYTE_PRICE_MAX) >> 16;
 	}
-	return (fq_depth_clamp(work, FQ_DEPTH_WORK_MAX) << 24) / p->el;
+	return div64_u64(fq_depth_clamp(work, FQ_DEPTH_WORK_MAX) << 24, p->el);
 }
 
 static void fq_depth_open(struct fq_depth *dc, u64 now_ns, u64 full_ns)
@@ -139,7 +138,7 @@ static u32 fq_depth_thr_sums(const struct fq_depth *dc, u32 a, u32 b)
 
 	a = a ? a : 1;
 	b = b ? b : 1;
-	scale = fq_depth_isqrt(((u64)(a + b) << 20) / (2ull * a * b));
+	scale = fq_depth_isqrt(div64_u64((u64)(a + b) << 20, 2ull * a * b));
 	thr = 2ull * dc->noise * scale >> 10;
 	return thr > 1024 / 64 ? (u32)thr : 1024 / 64;
 }
@@ -150,9 +149,10 @@ static u32 fq_depth_thr_sums(const struct fq_depth *dc, u32 a, u32 b)
  */
 static u32 fq_depth_min_step(const struct fq_depth *dc, u32 from)
 {
-	u64 step = (u64)from * fq_depth_thr_sums(dc, FQ_DEPTH_SUM_MAX,
-						 FQ_DEPTH_TRIAL_MAX) /
-		   dc->gain_frac;
+	u64 step = div_u64((u64)from *
+			   fq_depth_thr_sums(dc, FQ_DEPTH_SUM_MAX,
+					     FQ_DEPTH_TRIAL_MAX),
+			   dc->gain_frac);
 
 	return step > 1 ? (u32)step : 1;
 }
@@ -294,7 +294,7 @@ fq_depth_verdict(const struct fq_depth *dc, const struct fq_depth_point *lo,
 		return hi->rate ? FQ_DEPTH_GAIN : FQ_DEPTH_LOSS;
 	if (hi->rate <= lo->rate)
 		return FQ_DEPTH_LOSS;
-	r = hi->rate * 1024 / lo->rate;
+	r = div64_u64(hi->rate * 1024, lo->rate);
 	gain = r > 1024 + (1u << 20) ? 1u << 20 : r - 1024;
 	thr = last ? 1024 / 64 : fq_depth_thr_sums(dc, nl, nh);
 	if (gain >= thr && gain * lo->depth >= bar)
@@ -310,7 +310,7 @@ static void fq_depth_noise(struct fq_depth *dc, const struct fq_depth_point *p)
 	u64 a = p->rate, b = dc->last.rate, dev;
 
 	if (dc->last.depth == p->depth && b) {
-		dev = (a > b ? a - b : b - a) * 1024 / b;
+		dev = div64_u64((a > b ? a - b : b - a) * 1024, b);
 		if (dev > 1024)
 			dev = 1024;
 		dc->noise = (u32)((3ull * dc->noise + dev) / 4);
@@ -361,7 +361,7 @@ static void fq_depth_judge(struct fq_depth *dc, u64 now_ns)
 	dc->at.rate = fq_depth_rate(dc, &dc->at);
 	dc->last.rate = fq_depth_rate(dc, &dc->last);
 	dc->ref.rate = fq_depth_rate(dc, &dc->ref);
-	p.lat = dc->cur.lat_sum / dc->cur.n;
+	p.lat = div64_u64(dc->cur.lat_sum, dc->cur.n);
 	dc->epochs++;
 	if (dc->cur.reserved)
 		dc->reserved_epochs++;

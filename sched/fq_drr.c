@@ -130,7 +130,7 @@ static s64 fq_allowance(const struct fq_sched *fqs, const struct fq_flow *fqf)
 		return (s64)a;
 	wsum = fqs->cq[fqf->ci].wsum;
 	if (wsum > cap)
-		a = a * cap / wsum;
+		a = div_u64(a * cap, wsum);
 	return a ? (s64)a : 1;
 }
 
@@ -169,7 +169,7 @@ static void fq_drr_settle(struct fq_sched *fqs, struct fq_flow *fqf)
 
 	if (fqf->deficit > 0)
 		return;
-	k = (u64)(-fqf->deficit) / (u64)a + 1;
+	k = div64_u64((u64)(-fqf->deficit), (u64)a) + 1;
 	fqf->deficit += (s64)k * a;
 	fqf->round += (u32)k;
 }
@@ -259,7 +259,8 @@ static void fq_classq_later_due(struct fq_sched *fqs, struct fq_classq *cq,
 static void fq_drr_join_round(struct fq_classq *cq, struct fq_flow *fqf)
 {
 	if (cq->wsum)
-		cq->round_work += cq->round_work / cq->wsum * fqf->weight;
+		cq->round_work += div_u64(cq->round_work, cq->wsum) *
+				  fqf->weight;
 }
 
 static void fq_drr_place(struct fq_sched *fqs, struct fq_flow *fqf)
@@ -556,7 +557,8 @@ static bool fq_drr_ahead(const struct fq_sched *fqs,
 	used = fq_allowance(fqs, fqf) - fqf->deficit - fq_cost(fqs, rq);
 	if (used <= 0)
 		return false;
-	return (u64)used / fqf->weight > cq->round_work / cq->wsum;
+	return div_u64((u64)used, fqf->weight) >
+	       div_u64(cq->round_work, cq->wsum);
 }
 
 static struct fq_req *fq_classq_pick(struct fq_sched *fqs,

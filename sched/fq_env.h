@@ -38,6 +38,16 @@
  * fairq.ko maps them to its trace events (drivers/fairq_trace.h), static
  * keys that cost a no-op while the events are off; host programs to
  * nothing.  A hook must not sleep, fail or call back into the core.
+ *
+ * 64-bit division: a 32-bit kernel has no libgcc, so a plain '/' or '%'
+ * on a u64 or s64 (other than by a power of two, which is a shift) does
+ * not link.  The core divides through <linux/math64.h>'s helpers:
+ * div_u64() and div_u64_rem() for a divisor that fits 32 bits,
+ * div64_u64() and div64_u64_rem() for a 64-bit one, div_s64() and
+ * div64_s64() for signed dividends.  Host programs get the same names as
+ * plain division, with the same argument types (a divisor passed as u32
+ * is truncated there too).  `make -C sched div32` compiles the core with
+ * gcc -m32 and fails on any call to libgcc's division.
  */
 #ifndef FQ_ENV_H
 #define FQ_ENV_H
@@ -80,6 +90,7 @@ enum fq_boost_end {
 #include <linux/slab.h>
 #include <linux/mm.h>
 #include <linux/hash.h>
+#include <linux/math64.h>
 
 /* GFP_KERNEL: only called from process context without the device lock */
 static inline void *fq_zalloc(size_t size)
@@ -192,6 +203,51 @@ static inline void fq_env_flow_free(void *flow)
 	((void)(fqs), (void)(key), (void)(why), (void)(served))
 #define fq_env_trace_antic(fqs, key, wait_ns)			\
 	((void)(fqs), (void)(key), (void)(wait_ns))
+
+#ifdef FQ_ENV_DIV32_CHECK
+/*
+ * `make div32`: the helpers left undefined, so that the objects' only
+ * calls to libgcc's __udivdi3 and kin are plain divisions in the core.
+ */
+u64 div_u64(u64 dividend, u32 divisor);
+u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder);
+u64 div64_u64(u64 dividend, u64 divisor);
+u64 div64_u64_rem(u64 dividend, u64 divisor, u64 *remainder);
+s64 div_s64(s64 dividend, s32 divisor);
+s64 div64_s64(s64 dividend, s64 divisor);
+#else
+static inline u64 div_u64(u64 dividend, u32 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline u64 div_u64_rem(u64 dividend, u32 divisor, u32 *remainder)
+{
+	*remainder = (u32)(dividend % divisor);
+	return dividend / divisor;
+}
+
+static inline u64 div64_u64(u64 dividend, u64 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline u64 div64_u64_rem(u64 dividend, u64 divisor, u64 *remainder)
+{
+	*remainder = dividend % divisor;
+	return dividend / divisor;
+}
+
+static inline s64 div_s64(s64 dividend, s32 divisor)
+{
+	return dividend / divisor;
+}
+
+static inline s64 div64_s64(s64 dividend, s64 divisor)
+{
+	return dividend / divisor;
+}
+#endif /* FQ_ENV_DIV32_CHECK */
 
 /* 0, or a compile error when @e is true (the kernel's, <linux/build_bug.h>) */
 #define BUILD_BUG_ON_ZERO(e)	((int)(sizeof(struct { int:(-!!(e)); })))

@@ -208,7 +208,8 @@ u64 fq_charge_ns(const struct fq_sched *fqs, const struct fq_req *rq)
 	u64 ns = fq_cost_ns(&fqs->fc, bytes, rq->flags & FQ_REQ_WRITE);
 
 	if (!ns)
-		ns = (u64)bytes * fqs->quantum_us * 1000 / fqs->quantum_bytes;
+		ns = div_u64((u64)bytes * fqs->quantum_us * 1000,
+			     fqs->quantum_bytes);
 	if (ns > 1ull << 40)
 		ns = 1ull << 40;
 	return ns ? ns : 1;

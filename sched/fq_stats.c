@@ -29,7 +29,7 @@ void fq_sched_stats(struct fq_sched *fqs, struct fq_stats *st)
 	/* skipped: the demand did not fill the depth, or work went unseen */
 	st->depth_idle_epochs = fqs->dc.idle_epochs + fqs->dc.unseen_epochs;
 	st->depth_reserved_epochs = fqs->dc.reserved_epochs;
-	st->depth_full_ms = fqs->full_ns / 1000000;
+	st->depth_full_ms = div_u64(fqs->full_ns, 1000000);
 	st->lat_floor_ns = fqs->dc.lat_min;
 	for (i = 0; i < 2; i++) {
 		st->cost_a_ns[i] = fq_cost_a_ns(&fqs->fc, i);

@@ -119,7 +119,7 @@ u32 fq_sched_async_piece(struct fq_sched *fqs, u32 bytes)
 	if (whole <= bar || !b)
 		return bytes;
 	/* a + b * piece = bar */
-	piece = bar > a ? (bar - a) * 1000 / b : 0;
+	piece = bar > a ? div64_u64((bar - a) * 1000, b) : 0;
 	piece -= piece % FQ_WRITES_ALIGN;
 	if (piece < FQ_WRITES_ALIGN)
 		piece = FQ_WRITES_ALIGN;
