@@ -100,7 +100,8 @@ static inline void fairq_lower_close(struct fairq_lower *lower, void *holder)
  * (submit_bio_noacct()).  Stable writes (pages not modified under I/O)
  * are required when the lower requires them.  REQ_NOWAIT is taken when
  * the lower takes it (fairq never sleeps on a REQ_NOWAIT bio), so
- * io_uring issues in the submitting task instead of an io-wq worker.
+ * io_uring issues in the submitting task instead of an io-wq worker;
+ * fairq_disk_set_nowait() follows the lower later.
  */
 #if FAIRQ_SINCE(6, 11)
 /*
@@ -147,6 +148,41 @@ static inline struct gendisk *fairq_alloc_disk(struct block_device *lower,
 	if (bdev_nowait(lower))
 		blk_queue_flag_set(QUEUE_FLAG_NOWAIT, q);
 	return disk;
+}
+#endif
+
+/*
+ * Whether @disk takes REQ_NOWAIT: bdev_nowait(disk->part0) reads it on
+ * both kernels.  The lower device may gain or lose it after power-on (a
+ * dm table reload onto a target with or without it); dm follows its own
+ * targets the same way at each table load (dm_table_set_restrictions()).
+ */
+#if FAIRQ_SINCE(6, 11)
+/*
+ * 6.11: a feature in the queue limits, changed with an update of the
+ * limits.  Only the feature bit changes (the limits stay as validated),
+ * so the queue need not be frozen: a submitter sees the old or the new
+ * word, and a clone that still carries REQ_NOWAIT to a lower without it
+ * loses the flag in fairq_clone().  Process context.
+ */
+static inline int fairq_disk_set_nowait(struct gendisk *disk, bool on)
+{
+	struct queue_limits lim = queue_limits_start_update(disk->queue);
+
+	if (on)
+		lim.features |= BLK_FEAT_NOWAIT;
+	else
+		lim.features &= ~BLK_FEAT_NOWAIT;
+	return queue_limits_commit_update(disk->queue, &lim);
+}
+#else
+static inline int fairq_disk_set_nowait(struct gendisk *disk, bool on)
+{
+	if (on)
+		blk_queue_flag_set(QUEUE_FLAG_NOWAIT, disk->queue);
+	else
+		blk_queue_flag_clear(QUEUE_FLAG_NOWAIT, disk->queue);
+	return 0;
 }
 #endif
 

@@ -359,6 +359,18 @@ static void fairq_end_orig(struct fairq_io *fio)
 }
 
 /*
+ * Whether a clone's status is a failure of the lower device.  Not
+ * BLK_STS_AGAIN: a lower answers a REQ_NOWAIT clone so when it would have
+ * had to wait (no tag free, a dm device suspended for a table swap).
+ * The original ends with it (io_uring issues it again from io-wq,
+ * preadv2(RWF_NOWAIT) returns EAGAIN) and it is no error in the stats.
+ */
+static bool fairq_lower_failed(blk_status_t status)
+{
+	return unlikely(status) && status != BLK_STS_AGAIN;
+}
+
+/*
  * Give a passed bio's slot back.  While pass-through is on, that is all:
  * the core holds nothing the slot could go to.  Else the core counts the
  * slot as taken: tell it, and let what it queues use the slot.
@@ -395,7 +407,7 @@ static void fairq_pass_done(struct fairq_io *fio, blk_status_t status)
 				     blk_status_to_errno(status), true);
 	this_cpu_inc(fd->pass_pcpu->done_reqs);
 	this_cpu_add(fd->pass_pcpu->done_bytes, fio->rq.bytes);
-	if (unlikely(status))
+	if (fairq_lower_failed(status))
 		this_cpu_inc(fd->pass_pcpu->errors);
 	fairq_pass_put(fd);
 }
@@ -409,7 +421,8 @@ static void fairq_clone_endio(struct bio *clone)
 
 	orig->bi_status = clone->bi_status;
 	if (fio->sched) {
-		int error = blk_status_to_errno(clone->bi_status);
+		int error = fairq_lower_failed(clone->bi_status) ?
+			    blk_status_to_errno(clone->bi_status) : 0;
 		u64 now_ns;
 
 		spin_lock_irqsave(&fd->lock, flags);
@@ -429,12 +442,12 @@ static void fairq_clone_endio(struct bio *clone)
 		spin_unlock_irqrestore(&fd->lock, flags);
 	} else if (fio->pass) {
 		fairq_pass_done(fio, clone->bi_status);
-	} else if (unlikely(clone->bi_status)) {
+	} else if (fairq_lower_failed(clone->bi_status)) {
 		/* the core counts scheduled bios' errors; these never reach it */
 		atomic64_inc(&fd->passthrough_errs);
 	}
 	/* a lower device that shrank or went read-only fails I/O first */
-	if (unlikely(clone->bi_status))
+	if (fairq_lower_failed(clone->bi_status))
 		fairq_lower_check_soon(fd);
 	fairq_end_orig(fio);
 }
@@ -702,6 +715,12 @@ static void fairq_enqueue(struct fairq_dev *fd, struct fairq_io *fio)
  * its clone comes from the bio_set without waiting for the reserve, and
  * the bio fails with BLK_STS_AGAIN (io_uring retries from io-wq) if none
  * is free.
+ *
+ * Its clone keeps REQ_NOWAIT only while the lower takes it: a lower that
+ * lost it since the disk last followed (a dm table reloaded onto
+ * dm-crypt) would fail the clone with BLK_STS_NOTSUPP.  It goes down
+ * without the flag (fairq itself still never sleeps on the bio), and the
+ * lower watch makes the disk follow at once (fairq_lower.c).
  */
 static struct bio *fairq_clone(struct fairq_dev *fd, struct bio *bio)
 {
@@ -710,8 +729,13 @@ static struct bio *fairq_clone(struct fairq_dev *fd, struct bio *bio)
 
 	clone = bio_alloc_clone(fd->lower.bdev, bio,
 				nowait ? GFP_NOWAIT : GFP_NOIO, &fd->bs);
-	if (likely(clone))
+	if (likely(clone)) {
+		if (unlikely(nowait && !bdev_nowait(fd->lower.bdev))) {
+			clone->bi_opf &= ~REQ_NOWAIT;
+			fairq_lower_check_soon(fd);
+		}
 		return clone;
+	}
 	if (nowait) {
 		bio_wouldblock_error(bio);
 	} else {

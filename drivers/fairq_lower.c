@@ -6,15 +6,19 @@
  * no notifier, and dm itself re-reads its devices only at table load.
  *
  * So fairq looks: once a second from a delayed work item, and at once
- * after any clone fails or a write meets a read-only lower.  A change is
+ * after any clone fails, a write meets a read-only lower or a REQ_NOWAIT
+ * bio meets a lower that no longer takes the flag.  A change is
  * mirrored onto the fairq disk with set_capacity_and_notify() (uevent,
- * "detected capacity change") and set_disk_ro().  Between a change and
+ * "detected capacity change"), set_disk_ro() and fairq_disk_set_nowait()
+ * (fairq_compat.h).  Between a change and
  * the next look nothing is lost: the lower device itself fails I/O past
  * its new end (bio_check_eod; a size of 0 is a vanished device and is not
  * mirrored), and writes are checked against the
  * lower's read-only state on every bio (fairq_lower_refuses()), when it
  * comes and again when a queued one goes down, because the block layer
- * only warns about writes to a read-only device.
+ * only warns about writes to a read-only device; and a clone loses
+ * REQ_NOWAIT when the lower does not take it (fairq_clone()), which the
+ * lower would otherwise fail with BLK_STS_NOTSUPP.
  */
 #include "fairq.h"
 
@@ -23,7 +27,28 @@
 /* how often an idle device looks at its lower device [ms] */
 #define FAIRQ_LOWER_CHECK_MS	1000
 
-/* Mirror the lower's read-only state and size onto the fairq disk. */
+/*
+ * The disk takes REQ_NOWAIT exactly when the lower does.  Bios already
+ * past the disk's own check keep the flag and lose it on their clone.
+ */
+static void fairq_lower_check_nowait(struct fairq_dev *fd)
+{
+	struct block_device *lower = fd->lower.bdev;
+	bool nowait = bdev_nowait(lower);
+	int ret;
+
+	if (nowait == bdev_nowait(fd->disk->part0))
+		return;
+	ret = fairq_disk_set_nowait(fd->disk, nowait);
+	if (ret)
+		pr_warn_ratelimited("%s: %pg %s REQ_NOWAIT; the disk could not follow: %d\n",
+				    fd->name, lower, nowait ? "takes" : "no longer takes", ret);
+	else
+		pr_info("%s: REQ_NOWAIT %s, as on %pg\n", fd->name,
+			nowait ? "taken" : "no longer taken", lower);
+}
+
+/* Mirror the lower's read-only state, size and NOWAIT onto the fairq disk. */
 static void fairq_lower_check(struct fairq_dev *fd)
 {
 	struct block_device *lower = fd->lower.bdev;
@@ -36,6 +61,7 @@ static void fairq_lower_check(struct fairq_dev *fd)
 		fd->lower_ro = ro;
 		set_disk_ro(disk, ro);
 	}
+	fairq_lower_check_nowait(fd);
 	/*
 	 * Logs "detected capacity change" and sends a RESIZE=1 uevent.  A
 	 * size of 0 is a lower device that went away (hot-unplugged, its
