@@ -7,10 +7,69 @@
  * Every item pins the module: configfs_mkdir() takes a reference on the
  * subsystem's and the item type's ct_owner and configfs_rmdir() drops
  * them, so rmmod fails while any entry exists.
+ *
+ * rmdir of a powered device waits for its teardown FAIRQ_CFS_RMDIR_WAIT
+ * at most.  configfs calls drop_item under its subsystem mutex and the
+ * parent directory's lock, and the teardown waits for the lower device
+ * (the flush, every clone, the release's sync): a wedged lower would hold
+ * every mkdir, rmdir and listing of /sys/kernel/config/fairq until it
+ * resumed.  So drop_item hands the device to a work item
+ * (fairq_cfs_teardown), which powers it off under the device's own
+ * cfg_lock and then drops the item, and returns when it is done or when
+ * the wait is over, whichever comes first.  Until the teardown is done
+ * the device pins the module and its name: power=1 of a new entry of
+ * that name waits for it (killable); the lower device stays claimed, so
+ * another name on it gets EBUSY meanwhile.
  */
 #include "fairq.h"
 
+#include <linux/completion.h>
+#include <linux/module.h>
+#include <linux/refcount.h>
+#include <linux/slab.h>
 #include <linux/string.h>
+
+/*
+ * How long rmdir waits for a teardown before it leaves it to the work
+ * item: a healthy lower device drains well within it, so rmdir returns
+ * with the disk gone as a script expects; a wedged one holds configfs's
+ * locks no longer than this.
+ */
+#define FAIRQ_CFS_RMDIR_WAIT	HZ
+
+/* A powered device rmdir'ed, being torn down (fairq_cfs_drop_item()). */
+struct fairq_cfs_teardown {
+	struct work_struct work;
+	struct list_head node;		/* on fairq_cfs_dying */
+	struct fairq_dev *fd;
+	struct completion done;		/* the teardown ended */
+	refcount_t ref;			/* the work item's and drop_item's */
+};
+
+/* teardowns of rmdir'ed devices; destroyed (drained) at module exit */
+static struct workqueue_struct *fairq_cfs_wq;
+/* the teardowns not done yet, under fairq_cfs_dying_lock */
+static LIST_HEAD(fairq_cfs_dying);
+static DEFINE_SPINLOCK(fairq_cfs_dying_lock);
+/* woken as each teardown ends */
+static DECLARE_WAIT_QUEUE_HEAD(fairq_cfs_gone);
+
+/* Whether a device named @name is still being torn down. */
+static bool fairq_cfs_dying_name(const char *name)
+{
+	struct fairq_cfs_teardown *td;
+	bool found = false;
+
+	spin_lock(&fairq_cfs_dying_lock);
+	list_for_each_entry(td, &fairq_cfs_dying, node) {
+		if (!strcmp(td->fd->name, name)) {
+			found = true;
+			break;
+		}
+	}
+	spin_unlock(&fairq_cfs_dying_lock);
+	return found;
+}
 
 /*
  * One attribute and its show/store pair, all through fairq_tunables.c.
@@ -34,7 +93,6 @@ static ssize_t fairq_cfs_##_name##_store(struct config_item *item,		\
 }
 
 FAIRQ_CFS_ATTR(backing)
-FAIRQ_CFS_ATTR(power)
 FAIRQ_CFS_ATTR(classify)
 FAIRQ_CFS_ATTR(cgroup_weights)
 
@@ -43,6 +101,31 @@ FAIRQ_CFS_ATTR(cgroup_weights)
 #include "fq_tunables_table.h"
 #undef FQ_TUNABLE
 #undef FAIRQ_CFS_ATTR
+
+/*
+ * power: as every attribute, but power=1 first waits until no device of
+ * this name is still being torn down (its disk would hold the name).
+ */
+static ssize_t fairq_cfs_power_show(struct config_item *item, char *page)
+{
+	return fairq_attr_show(to_fairq_dev(item), "power", page);
+}
+
+static ssize_t fairq_cfs_power_store(struct config_item *item,
+				     const char *page, size_t count)
+{
+	struct fairq_dev *fd = to_fairq_dev(item);
+	bool on;
+	int ret;
+
+	if (!kstrtobool(page, &on) && on &&
+	    wait_event_killable(fairq_cfs_gone, !fairq_cfs_dying_name(fd->name)))
+		return -EINTR;
+	ret = fairq_attr_store(fd, "power", page);
+	return ret ? ret : count;
+}
+
+CONFIGFS_ATTR(fairq_cfs_, power);
 
 static ssize_t fairq_cfs_features_show(struct config_item *item, char *page);
 CONFIGFS_ATTR_RO(fairq_cfs_, features);
@@ -100,17 +183,75 @@ static struct config_item *fairq_cfs_make_item(struct config_group *group,
 	return &fd->item;
 }
 
-/* rmdir cannot be refused: tear a powered device down anyway. */
-static void fairq_cfs_drop_item(struct config_group *group, struct config_item *item)
+/* Mark @fd removed and power it off even while open (rmdir cannot be refused). */
+static void fairq_cfs_kill(struct fairq_dev *fd)
 {
-	struct fairq_dev *fd = to_fairq_dev(item);
 	const char *why = NULL;
 
 	mutex_lock(&fd->cfg_lock);
 	fd->dead = true;
 	fairq_power_off(fd, true, &why);
 	mutex_unlock(&fd->cfg_lock);
-	config_item_put(item);
+}
+
+static void fairq_cfs_teardown_work(struct work_struct *work)
+{
+	struct fairq_cfs_teardown *td = container_of(work, struct fairq_cfs_teardown, work);
+	struct fairq_dev *fd = td->fd;
+
+	fairq_cfs_kill(fd);
+	spin_lock(&fairq_cfs_dying_lock);
+	list_del(&td->node);
+	spin_unlock(&fairq_cfs_dying_lock);
+	wake_up_all(&fairq_cfs_gone);
+	/* the configfs reference drop_item left to us: may free fd */
+	config_item_put(&fd->item);
+	complete(&td->done);
+	if (refcount_dec_and_test(&td->ref))
+		kfree(td);
+	/* fairq_configfs_exit() drains fairq_cfs_wq before the module goes */
+	module_put(THIS_MODULE);
+}
+
+/*
+ * rmdir: a powered-off device is dropped at once.  A powered one is torn
+ * down by a work item, waited for FAIRQ_CFS_RMDIR_WAIT at most, so that
+ * configfs's locks are not held while the teardown waits for a wedged
+ * lower device.  No attribute store of @item runs now or later
+ * (configfs_rmdir() waited for them), so cfg_lock is free here.
+ */
+static void fairq_cfs_drop_item(struct config_group *group, struct config_item *item)
+{
+	struct fairq_dev *fd = to_fairq_dev(item);
+	struct fairq_cfs_teardown *td = NULL;
+	bool powered;
+
+	mutex_lock(&fd->cfg_lock);
+	powered = fd->disk;
+	mutex_unlock(&fd->cfg_lock);
+	if (powered)
+		td = kmalloc(sizeof(*td), GFP_KERNEL);
+	if (!td) {
+		/* (or, short of memory, here under configfs's locks) */
+		fairq_cfs_kill(fd);
+		config_item_put(item);
+		return;
+	}
+	INIT_WORK(&td->work, fairq_cfs_teardown_work);
+	td->fd = fd;
+	init_completion(&td->done);
+	refcount_set(&td->ref, 2);
+	spin_lock(&fairq_cfs_dying_lock);
+	list_add_tail(&td->node, &fairq_cfs_dying);
+	spin_unlock(&fairq_cfs_dying_lock);
+	/* configfs holds the module here: safe to take another reference */
+	__module_get(THIS_MODULE);
+	queue_work(fairq_cfs_wq, &td->work);
+	if (!wait_for_completion_timeout(&td->done, FAIRQ_CFS_RMDIR_WAIT))
+		pr_info("%s: rmdir: the lower device holds the teardown; it goes on in the background\n",
+			fd->name);
+	if (refcount_dec_and_test(&td->ref))
+		kfree(td);
 }
 
 static struct configfs_group_operations fairq_cfs_group_ops = {
@@ -134,12 +275,26 @@ static struct configfs_subsystem fairq_cfs_subsys = {
 
 int fairq_configfs_init(void)
 {
+	int ret;
+
+	/* unbound: one teardown waiting for its lower holds up no other */
+	fairq_cfs_wq = alloc_workqueue("fairq_rmdir", WQ_UNBOUND, 0);
+	if (!fairq_cfs_wq)
+		return -ENOMEM;
 	config_group_init(&fairq_cfs_subsys.su_group);
 	mutex_init(&fairq_cfs_subsys.su_mutex);
-	return configfs_register_subsystem(&fairq_cfs_subsys);
+	ret = configfs_register_subsystem(&fairq_cfs_subsys);
+	if (ret)
+		destroy_workqueue(fairq_cfs_wq);
+	return ret;
 }
 
+/*
+ * No teardown is pending (each holds a module reference), but the last
+ * one may still be returning from its work function.
+ */
 void fairq_configfs_exit(void)
 {
 	configfs_unregister_subsystem(&fairq_cfs_subsys);
+	destroy_workqueue(fairq_cfs_wq);
 }
