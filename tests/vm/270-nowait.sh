@@ -35,7 +35,8 @@ null_blk_create "$NB" memory_backed=1 size=128 blocksize=4096
 # scheduler have none (290-fastpath-switch runs io_uring on the fast path)
 fairq_create fairq0 "/dev/$NB" classify=pid fastpath=off
 
-# The disk says it takes REQ_NOWAIT where the kernel shows it (6.5+).
+# The disk says it takes REQ_NOWAIT where the kernel has queue/nowait
+# (not Debian's 6.1 or 6.12).
 if [ -r /sys/block/fairq0/queue/nowait ]; then
 	check "fairq0 queue/nowait is 1" grep -qx 1 /sys/block/fairq0/queue/nowait
 fi
