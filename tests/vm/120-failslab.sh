@@ -22,7 +22,15 @@
 #    with CONFIG_FAILSLAB); fairq's slab may be shared with another
 #    bio_set of its size, so the same marked dd first writes to the
 #    lower device itself: through fairq0 more failures must be injected
-#    (fairq's clone allocations failed too).
+#    (fairq's clone allocations failed too);
+#  - flows: with cache-filter limited to fairq's flow cache (fairq_flow,
+#    marked at boot the same way), 16 threads of a marked fio, each its
+#    own flow (classify=pid, fastpath=off: every bio needs its flow),
+#    write and verify their own 1 MiB.  A flow that cannot be allocated
+#    (GFP_NOWAIT under the device lock) must not cost a bio: its requests
+#    go to the shared overflow flow.  Asserted: fio verifies,
+#    flow_alloc_fails and overflow_enq above 0, enq_reqs == done_reqs,
+#    no error, the lower device holds what fairq0 reads.
 # Every phase asserts that failures were injected: failslab's own count
 # (its "times" budget, counted down by each injected failure) above 0,
 # and the create and switch phases each saw fairq refuse a step with
@@ -30,7 +38,7 @@
 # Needs CONFIG_FAILSLAB (debugfs failslab): Debian's kernel has none, so
 # this skips there and runs on the debug kernel (whose kmemleak scan
 # then catches anything an error path leaked).
-DESCRIPTION="failslab (task/cache filter) during create, policy switch and I/O"
+DESCRIPTION="failslab (task/cache filter) during create, policy switch, I/O and flow allocation"
 TIMEOUT=400
 # shellcheck source=rc
 . /fairq/tests/vm/rc
@@ -225,6 +233,42 @@ test_io() {
 	log "I/O with the bio slabs ($marked) failing at 50 %: 8 MiB by a marked dd: $raw failures injected on $NB alone, $fq through $FQ; verified"
 }
 
+# test_flows: fairq's flow cache failing under a marked fio of 16
+# threads, one flow each
+test_flows() {
+	local rc inj fails ovf enq done_
+	fairq_destroy $FQ
+	[ "$(cat /sys/kernel/slab/fairq_flow/failslab 2>/dev/null)" = 1 ] ||
+		fatal "fairq_flow is not marked for failslab's cache filter (boot with slub_debug=A,bio-*,fairq_flow, as vm/run does on a kernel with CONFIG_FAILSLAB)"
+	fairq_create $FQ /dev/$NB classify=pid fastpath=off
+	failslab_on 50
+	echo Y >$FS/cache-filter
+	(
+		echo 1 >/proc/self/make-it-fail
+		exec fio --output=flows.out --minimal --thread --filename=/dev/$FQ \
+			--direct=1 --ioengine=libaio --iodepth=4 --rw=randwrite --bs=4k \
+			--size=1M --numjobs=16 --offset_increment=1M --randrepeat=0 \
+			--verify=crc32c --do_verify=1 --verify_fatal=1 --name=flows
+	)
+	rc=$?
+	inj=$(injected)
+	failslab_off
+	[ "$rc" = 0 ] || fatal "fio (16 threads) write+verify with the flow cache failing: rc $rc"
+	wait_idle $FQ
+	fails=$(stat_field $FQ flow_alloc_fails)
+	ovf=$(stat_field $FQ overflow_enq)
+	enq=$(stat_field $FQ enq_reqs)
+	done_=$(stat_field $FQ done_reqs)
+	log "flows: $inj failures injected; flow_alloc_fails $fails, overflow_enq $ovf, enq_reqs $enq, done_reqs $done_"
+	[ "$inj" -gt 0 ] || fatal "flows: failslab injected no failure"
+	[ "${fails:-0}" -gt 0 ] || fatal "flows: $inj failures injected, flow_alloc_fails is ${fails:-missing}"
+	[ "${ovf:-0}" -gt 0 ] || fatal "flows: $fails flows not allocated, yet no request went to the overflow flow"
+	[ "$enq" = "$done_" ] || fatal "flows: enq_reqs $enq, done_reqs $done_"
+	[ "$(stat_field $FQ errors)" = 0 ] || fatal "flows: errors $(stat_field $FQ errors)"
+	[ "$(region_sha /dev/$FQ 0 16384)" = "$(region_sha /dev/$NB 0 16384)" ] ||
+		fatal "flows: fairq0 and $NB read different data"
+}
+
 null_blk_create $NB memory_backed=1 size=64
 cleanup_push null_blk_destroy $NB
 cleanup_push failslab_off
@@ -232,4 +276,5 @@ load_fairq
 test_create
 test_switch
 test_io
+test_flows
 fairq_destroy $FQ
