@@ -22,46 +22,14 @@
 #include <string.h>
 #include <time.h>
 #include "fq_sched.h"
+#include "sim.h"
 #include "sim_dev.h"
+#include "sim_family.h"
 #include "sim_wb.h"
 
 #define SIM_COST_REQ_NS		100000ull	/* fixed cost per request */
 #define SIM_COST_BYTE_PS	1000ull		/* 1 ns per byte (1 GB/s) */
-#define MS			1000000ull
-#define US			1000ull
 
-enum { SIM_MAX_FLOWS = 10000, SIM_RA_BURST = 31 };
-
-struct sim_flow {
-	u64 key;
-	int depth;		/* requests outstanding */
-	u32 bytes;
-	u32 flags;
-	u16 ioprio;
-	u64 think_ns;
-	u32 weight;		/* for shares */
-	bool sequential;	/* device sections: next sector follows the last */
-	u64 next_sector;
-	u64 dev_ns;		/* device sections: service time used [ns] */
-	/* device sections: a finite flow (STARTUP) */
-	u32 limit;		/* requests to issue in all, 0 = no end */
-	u64 start_ns;		/* first request at this time (with limit) */
-	bool key_per_req;	/* each request a new key (a process per file) */
-	bool vary_size;		/* bytes, 2 x bytes, .. 4 x bytes in turn */
-	/*
-	 * STARTUP: every ra_every-th request comes right after SIM_RA_BURST
-	 * 4 KiB read-ahead requests (ext4 reading an inode: the inode
-	 * table's other blocks ahead, then the inode's own); the flow waits
-	 * only for its own requests
-	 */
-	u32 ra_every;
-	u32 issued, completed;
-	u64 last_done_ns;
-	/* results, in the measuring window */
-	u64 done_reqs, done_bytes;
-	u64 *lat;		/* latencies [ns] */
-	size_t nlat, maxlat;
-};
 
 struct sim_req {
 	struct fq_req rq;
@@ -70,29 +38,6 @@ struct sim_req {
 	struct sim_req *next_free;
 };
 
-/* EV_DEVSUB / EV_DEVDONE: a request reaches the device / its completion
- * reaches the host, transit_ns after it left (a network disk) */
-enum { EV_DONE, EV_ARRIVE, EV_TIMER, EV_DEVSUB, EV_DEVDONE };
-
-struct sim_ev {
-	u64 t;
-	u64 seq;		/* ties: insertion order (determinism) */
-	int type;
-	void *p;
-	int flow;
-};
-
-struct sim {
-	struct fq_sched *s;
-	struct sim_flow *f;
-	int nflows;
-	struct sim_ev *heap;
-	size_t nheap, maxheap;
-	u64 evseq, now, warm_ns, end_ns, rng, last_timer;
-	struct sim_req *reqs, *free;
-	size_t nreqs;
-	struct fq_stats st_end;	/* the core's figures at the window's end */
-};
 
 static u64 sim_rand(struct sim *sm)
 {
@@ -294,7 +239,7 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static double pct(struct sim_flow *f, double p)
+double pct(struct sim_flow *f, double p)
 {
 	size_t i;
 
@@ -305,7 +250,7 @@ static double pct(struct sim_flow *f, double p)
 	return (double)f->lat[i] / 1000.0;	/* us */
 }
 
-static double window_s(const struct sim *sm)
+double window_s(const struct sim *sm)
 {
 	return (double)(sm->end_ns - sm->warm_ns) / 1e9;
 }
@@ -324,7 +269,7 @@ static double jain(const struct sim *sm)
 	return sq > 0 ? sum * sum / (sm->nflows * sq) : 0;
 }
 
-static void sim_reset_results(struct sim *sm)
+void sim_reset_results(struct sim *sm)
 {
 	int i;
 
@@ -337,15 +282,15 @@ static void sim_reset_results(struct sim *sm)
 	}
 }
 
-static void sim_flows(struct sim *sm, int n)
+void sim_flows(struct sim *sm, int n)
 {
 	free(sm->f);
 	sm->f = calloc((size_t)n, sizeof(*sm->f));
 	sm->nflows = n;
 }
 
-static void sim_flow(struct sim *sm, int i, int depth, u32 bytes,
-		     u32 flags, u16 ioprio, u64 think_ns)
+void sim_flow(struct sim *sm, int i, int depth, u32 bytes,
+	      u32 flags, u16 ioprio, u64 think_ns)
 {
 	struct sim_flow *f = &sm->f[i];
 	u32 lvl = FQ_IOPRIO_LEVEL(ioprio);
@@ -359,7 +304,7 @@ static void sim_flow(struct sim *sm, int i, int depth, u32 bytes,
 	f->weight = ioprio ? 8 - lvl : 4;
 }
 
-static double total_mbs(const struct sim *sm)
+double total_mbs(const struct sim *sm)
 {
 	u64 b = 0;
 	int i;
@@ -733,51 +678,6 @@ static void cost(u64 seed)
  * as in the kernel driver.
  */
 
-struct dev_req {
-	struct fq_req rq;
-	struct sim_io io;
-	int flow;
-	u64 submit_ns;		/* the flow issued it */
-	bool ra;		/* read-ahead: nobody waits for it */
-	struct dev_req *next_free;
-};
-
-struct dev_cfg {
-	const char *policy;
-	u32 depth;		/* fixed depth, or the seed when adaptive */
-	bool adaptive;
-	u32 depth_max;		/* adaptive */
-	const char *fairness;	/* NULL: requests; "time": device time */
-	u64 secs_ms;
-	u64 change_ms;		/* 0, or when servers become change_servers */
-	u32 change_servers;
-	bool trace;		/* record C and the depth every 100 ms */
-	const char *idle_us;	/* NULL: the core's default */
-	/*
-	 * NULL: 0 (the interactive boost off: DEV, DEVCOST and ANTIC are
-	 * about depth, cost and anticipation; their S would be boosted for
-	 * its first 2048 requests); "default": the core's default
-	 */
-	const char *boost_ms;
-	bool stop_on_limit;	/* end when every finite flow is done */
-	u64 warm_ms;		/* measure from here, 0 = the first 10 % */
-	u64 transit_ns;		/* each way between fairq and the device */
-};
-
-enum { DEV_TRACE = 64 };
-
-struct dev_run {
-	struct sim_dev dev;
-	struct fq_stats st;		/* the core's figures at the end */
-	const struct dev_cfg *c;
-	struct dev_req *reqs, *free;
-	u32 depth;			/* the scheduler's now */
-	u64 depth_sum, depth_n;		/* over the measuring window */
-	u32 depth_lo, depth_hi;
-	u32 trace_c[DEV_TRACE], trace_d[DEV_TRACE];
-	int ntrace;
-	u64 idle_waits;			/* the scheduler's, at the end */
-};
 
 static void dev_set_depth(struct sim *sm, struct dev_run *dr, u32 d)
 {
@@ -909,9 +809,45 @@ static void dev_done(struct sim *sm, struct dev_run *dr, struct dev_req *r)
 		dev_issue(sm, dr, fi);
 }
 
-static void dev_run(struct sim *sm, struct dev_run *dr,
-		    const struct sim_dev *model, const struct dev_cfg *c,
-		    u64 seed)
+/*
+ * window_ns: begin the measuring window once warm_ms has passed, warm_reqs
+ * requests have completed and no flow is boosted any more (after secs_ms,
+ * whatever the boost does), and start the flows that wait for it.
+ */
+static void dev_window(struct sim *sm, struct dev_run *dr)
+{
+	const struct dev_cfg *c = dr->c;
+	struct fq_stats st;
+	bool boosted;
+	u64 done = 0;
+	int i, j;
+
+	if (sm->now < c->warm_ms * MS)
+		return;
+	for (i = 0; i < sm->nflows && done < c->warm_reqs; i++)
+		done += sm->f[i].completed;
+	if (done < c->warm_reqs)
+		return;
+	fq_sched_stats(sm->s, &st);
+	boosted = st.boost_starts > st.boost_end_time + st.boost_end_budget +
+		  st.boost_end_kind + st.boost_end_size + st.boost_end_depth;
+	if (boosted && sm->now < c->secs_ms * MS)
+		return;
+	dr->window_from_ns = sm->now;
+	dr->boost_left = boosted;
+	sm->warm_ns = sm->now;
+	sm->end_ns = sm->now + c->window_ns;
+	for (i = 0; i < sm->nflows; i++) {
+		if (sm->f[i].start_ns != SIM_START_WINDOW)
+			continue;
+		sm->f[i].start_ns = sm->now;
+		for (j = 0; j < sm->f[i].depth; j++)
+			dev_issue(sm, dr, i);
+	}
+}
+
+void dev_run(struct sim *sm, struct dev_run *dr, const struct sim_dev *model,
+	     const struct dev_cfg *c, u64 seed)
 {
 	struct sim_ev e;
 	struct sim_io *io;
@@ -940,10 +876,16 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 		fq_sched_set(sm->s, "depth_max", buf);
 		fq_sched_set(sm->s, "depth", "auto");
 		fq_sched_seed_depth(sm->s, c->depth);
-		fq_sched_stats(sm->s, &dr->st);
-		dr->depth = dr->st.depth_now;
 	} else {
 		dev_set_depth(sm, dr, c->depth);
+	}
+	for (i = 0; c->set && c->set[i]; i += 2)
+		if (fq_sched_set(sm->s, c->set[i], c->set[i + 1]))
+			fprintf(stderr, "fq_sim: %s=%s refused\n", c->set[i],
+				c->set[i + 1]);
+	if (c->adaptive) {
+		fq_sched_stats(sm->s, &dr->st);
+		dr->depth = dr->st.depth_now;
 	}
 	for (i = 0; i < sm->nflows; i++) {
 		total += (size_t)sm->f[i].depth;
@@ -959,15 +901,24 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 	sim_start_clock(sm, c->secs_ms, seed);
 	if (c->warm_ms)
 		sm->warm_ns = c->warm_ms * MS;
+	if (c->window_ns) {
+		/* the window begins in dev_window() */
+		sm->warm_ns = UINT64_MAX;
+		sm->end_ns = UINT64_MAX - 1;
+	}
 	for (i = 0; i < sm->nflows; i++) {
 		sm->f[i].issued = sm->f[i].completed = 0;
 		for (j = 0; j < sm->f[i].depth; j++) {
+			if (sm->f[i].start_ns == SIM_START_WINDOW)
+				break;
 			if (sm->f[i].start_ns)
 				ev_push(sm, sm->f[i].start_ns, EV_ARRIVE, NULL, i);
 			else
 				dev_issue(sm, dr, i);
 		}
 	}
+	if (c->window_ns)
+		dev_window(sm, dr);
 	dev_pump(sm, dr);
 	for (;;) {
 		if (c->stop_on_limit) {
@@ -1012,6 +963,12 @@ static void dev_run(struct sim *sm, struct dev_run *dr,
 			dr->trace_d[dr->ntrace++] = dr->depth;
 			next_trace += 100 * MS;
 		}
+		if (c->tick && sm->now >= next_trace) {
+			c->tick(sm, dr);
+			next_trace += c->tick_ns;
+		}
+		if (c->window_ns && sm->warm_ns == UINT64_MAX)
+			dev_window(sm, dr);
 		dev_pump(sm, dr);
 	}
 	fq_sched_stats(sm->s, &dr->st);
@@ -1045,7 +1002,7 @@ static double dev_cost_us(const struct fq_stats *st, u32 bytes)
 	return (st->cost_a_ns[0] + st->cost_b_ps_per_byte[0] * bytes / 1000) / 1000.0;
 }
 
-static double flow_mbs(const struct sim *sm, int i)
+double flow_mbs(const struct sim *sm, int i)
 {
 	return (double)sm->f[i].done_bytes / window_s(sm) / 1e6;
 }
@@ -1651,6 +1608,9 @@ int main(int argc, char **argv)
 	u64 seed = 1, ms = 2000;
 	int i;
 
+	for (i = 1; i < argc; i++)
+		if (!strcmp(argv[i], "--family"))
+			return sim_family_main(argc, argv);
 	for (i = 1; i + 1 < argc; i += 2) {
 		if (!strcmp(argv[i], "--seed"))
 			seed = strtoull(argv[i + 1], NULL, 0);

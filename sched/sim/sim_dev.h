@@ -23,6 +23,11 @@
  *   WCACHE  writes cost req_ns / 8 into a cache of cache_bytes drained at
  *           drain_bps; a write that does not fit stops the whole device
  *           until the cache is down to half (a flush stall); reads as FIFO
+ *   MIXED   each of the above whose parameter is set, together: FIFO cost
+ *           (varied by jitter_pct), + qd_ns per request in the device,
+ *           + the SEEK positioning when seek_ns; the token bucket when
+ *           iops or bps; the write cache when cache_bytes (its writes
+ *           are not varied); C servers in any case (the device family)
  *
  * Pure function of its inputs: no clock, no randomness but the sector.
  */
@@ -33,7 +38,7 @@
 #include <stdint.h>
 
 enum sim_dev_kind { SIM_DEV_FIFO, SIM_DEV_BUCKET, SIM_DEV_SEEK, SIM_DEV_SSD,
-		    SIM_DEV_WCACHE };
+		    SIM_DEV_WCACHE, SIM_DEV_MIXED };
 
 struct sim_io {
 	uint64_t sector;	/* 512-byte sectors */
@@ -56,13 +61,14 @@ struct sim_dev {
 	uint64_t iops, bps;	/* BUCKET rates; 0 = unlimited */
 	uint32_t burst_div;	/* BUCKET burst = rate / burst_div (default 100) */
 	bool bill_after;	/* BUCKET: bytes billed after the request (QEMU) */
+	bool empty_bucket;	/* BUCKET/MIXED: no tokens at the start (no burst) */
 	uint64_t seek_ns;	/* SEEK full-stroke seek */
 	uint64_t rot_ns;	/* SEEK one revolution */
 	uint64_t span;		/* SEEK sectors of the disk */
 	uint64_t qd_ns;		/* SSD extra per request in the device */
 	uint64_t cache_bytes;	/* WCACHE size */
 	uint64_t drain_bps;	/* WCACHE destage rate [bytes/s] */
-	uint32_t jitter_pct;	/* FIFO/BUCKET/SSD: cost varies +-this %, by request */
+	uint32_t jitter_pct;	/* FIFO/BUCKET/SSD/MIXED: cost varies +-this %, by request */
 
 	/* state */
 	struct sim_io *qhead, *qtail;	/* waiting for a server */
