@@ -47,6 +47,13 @@ enum fairq_classify {
 	FAIRQ_CLASSIFY_COUNT,
 };
 
+/*
+ * Flow keys of background writeback outside classify=cgroup: this plus
+ * the cgroup id of the bio's blkcg (fairq_io.c, fairq_flow_key()), above
+ * every pid, tgid and uid.
+ */
+#define FAIRQ_WB_KEY	(1ULL << 32)
+
 struct fairq_kobj;
 
 /* cgroup_weights: entries of the table (fairq_cgweights.c) */

@@ -452,17 +452,38 @@ static void fairq_clone_endio(struct bio *clone)
 	fairq_end_orig(fio);
 }
 
+/*
+ * The flow of background writeback: the bio's blkcg, which cgroup
+ * writeback sets to the group that dirtied the pages (the root group's
+ * when cgroups are not in use), in every classify mode.  The flusher
+ * kworker that happens to submit it is nobody's process: keyed by its
+ * tgid, each kworker would be a flow of its own and the copy that
+ * dirtied the disk would get one share per kworker.  Keys at or above
+ * FAIRQ_WB_KEY are of this kind (fairq(4), FLOWS).
+ */
+static bool fairq_bio_writeback(struct bio *bio)
+{
+	return op_is_write(bio_op(bio)) && !op_is_sync(bio->bi_opf) &&
+	       (current->flags & PF_KTHREAD);
+}
+
+static u64 fairq_blkcg_key(struct bio *bio)
+{
+	struct cgroup_subsys_state *css = bio_blkcg_css(bio);
+
+	return css ? cgroup_id(css->cgroup) : 0;
+}
+
 static u64 fairq_flow_key(int classify, struct bio *bio)
 {
-	struct cgroup_subsys_state *css;
-
+	/* the bio's blkcg: right for writeback from kworkers too */
+	if (classify == FAIRQ_CLASSIFY_CGROUP)
+		return fairq_blkcg_key(bio);
+	if (fairq_bio_writeback(bio))
+		return FAIRQ_WB_KEY + fairq_blkcg_key(bio);
 	switch (classify) {
 	case FAIRQ_CLASSIFY_PID:
 		return current->pid;
-	case FAIRQ_CLASSIFY_CGROUP:
-		/* the bio's blkcg: right for writeback from kworkers too */
-		css = bio_blkcg_css(bio);
-		return css ? cgroup_id(css->cgroup) : 0;
 	case FAIRQ_CLASSIFY_UID:
 		return from_kuid(&init_user_ns, current_fsuid());
 	default:

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fq_writes.c - background writeback yields to synchronous I/O.
+ * fq_writes.c - background writeback and the synchronous I/O it delays.
  *
  * An async write (FQ_REQ_WRITE without FQ_REQ_SYNC: the page cache's
  * writeback) has nobody waiting for it, but two kinds of waiter pay for
@@ -15,14 +15,22 @@
  *    with a byte rate limit) a 128 KiB write holds the device as long as
  *    thirty 4 KiB reads.
  *
- * So while synchronous I/O is active -- a sync request was queued within
- * the last fifo_expire_async_ms: async work held back may wait that long
- * anyway --
+ * The first is bounded at every setting of the writeback tunable: a flow
+ * may have at most as many async writes queued in the core as the depth
+ * lets go down at once (depth_now, and never fewer than
+ * FQ_WRITES_BACKLOG); its submitter (the flusher) waits for room beyond
+ * that (fq_sched_may_queue()), as under max_queued, and the page cache
+ * keeps the rest as dirty pages, where no commit waits for them.  That
+ * queue refills the depth at every dispatch, so it costs writeback no
+ * throughput and a flow no share of its turns; without it the flusher
+ * queues up to max_queued writes (hundreds of megabytes) ahead of every
+ * commit.
  *
- *  - at most FQ_WRITES_BACKLOG async writes may be queued in the core;
- *    a submitter beyond that waits for room (fq_sched_may_queue()), as
- *    under max_queued, and the flusher dirties no more than the page
- *    cache's own limits allow meanwhile;
+ * writeback=yield (for experiments) goes further while synchronous I/O
+ * is active -- a sync request was queued within the last
+ * fifo_expire_async_ms: async work held back may wait that long anyway:
+ *
+ *  - at most FQ_WRITES_BACKLOG async writes may be queued in all;
  *  - fq_sched_async_piece() tells the caller to cut an async write into
  *    pieces that the cost model prices at most FQ_WRITES_PIECE_COST
  *    small (4 KiB) writes: on a per-byte device a sync request then waits
@@ -32,14 +40,13 @@
  *    cost throughput there.
  *
  * Both follow the device: the piece from the fitted model, the backlog
- * in requests of that piece's cost.  With no synchronous I/O, writeback
- * is neither held nor cut.  writeback=fair turns both off: async writes
- * are then scheduled like any other request.
+ * in requests of that piece's cost.  They hold writeback behind sync I/O
+ * whatever the weights say, which is why they are not the default.
  */
 #include "fq_internal.h"
 
 enum {
-	FQ_WRITES_BACKLOG = 2,		/* async requests queued at most */
+	FQ_WRITES_BACKLOG = 2,		/* async requests queued, the least bound */
 	FQ_WRITES_PIECE_COST = 2,	/* a piece: this many small requests */
 	FQ_WRITES_ALIGN = 4096,		/* pieces are whole pages; "small" */
 	FQ_WRITES_PROBE_EVERY = 8,	/* unsized model: one write in 8 cut */
@@ -79,14 +86,33 @@ void fq_writes_unqueue(struct fq_sched *fqs, const struct fq_req *rq)
 		fqs->async_queued--;
 }
 
+/*
+ * Whether @rq's flow already has as many requests queued as the depth
+ * lets go down at once: async writes queued beyond that only lengthen
+ * what a journal commit waits for.
+ */
+static bool fq_writes_flow_backlogged(struct fq_sched *fqs,
+				      const struct fq_req *rq)
+{
+	const struct fq_flow *fqf = fqs->pol->find(fqs, rq);
+	u32 bound = fqs->depth_now;
+
+	if (bound < FQ_WRITES_BACKLOG)
+		bound = FQ_WRITES_BACKLOG;
+	return fqf && fqf->nr_queued + fqf->nr_batch >= bound;
+}
+
 bool fq_writes_may_queue(struct fq_sched *fqs, const struct fq_req *rq)
 {
-	if (fqs->writeback != FQ_WB_YIELD || !fq_rq_async_write(rq) ||
-	    !fq_writes_sync_active(fqs) ||
-	    fqs->async_queued < FQ_WRITES_BACKLOG)
+	if (!fq_rq_async_write(rq))
 		return true;
-	fqs->st.async_held++;
-	return false;
+	if (fq_writes_flow_backlogged(fqs, rq) ||
+	    (fqs->writeback == FQ_WB_YIELD && fq_writes_sync_active(fqs) &&
+	     fqs->async_queued >= FQ_WRITES_BACKLOG)) {
+		fqs->st.async_held++;
+		return false;
+	}
+	return true;
 }
 
 u32 fq_sched_async_piece(struct fq_sched *fqs, u32 bytes)

@@ -1,26 +1,38 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * fq_unit_writes.c - background writeback yields to synchronous I/O
- * (fq_writes.c): the async backlog bound while sync I/O is active, its
- * end, the pieces a per-byte device gets, none on a per-request device,
- * the probe of a model that saw one write size, writeback=fair.
+ * fq_unit_writes.c - background writeback and synchronous I/O
+ * (fq_writes.c): a flow's async backlog bound at the defaults; under
+ * writeback=yield the tighter bound while sync I/O is active, its end,
+ * the pieces a per-byte device gets, none on a per-request device, the
+ * probe of a model that saw one write size.
  */
 #include "fq_unit.h"
 
 #define ASYNC_W		FQ_REQ_WRITE
 #define K128		(128u << 10)
 
-/* Async writes of key 9 until the core says no; how many it took. */
-static int fill_async(void)
+/* Async writes of @key until the core says no; how many it took. */
+static int fill_async_key(u64 key)
 {
-	struct fq_req probe = { .key = 9, .bytes = K128, .flags = ASYNC_W };
+	struct fq_req probe = { .key = key, .bytes = K128, .flags = ASYNC_W };
 	int n = 0;
 
 	while (n < 64 && fq_sched_may_queue(th.s, &probe)) {
-		th_enq(9, (u64)n * 256, K128, ASYNC_W, 0);
+		th_enq(key, (key << 20) + (u64)n * 256, K128, ASYNC_W, 0);
 		n++;
 	}
 	return n;
+}
+
+static int fill_async(void)
+{
+	return fill_async_key(9);
+}
+
+static void drain(void)
+{
+	while (th.s->queued)
+		th_done(th_disp(), 0);
 }
 
 /*
@@ -58,17 +70,48 @@ static void sync_now(void)
 	th_done(rq, 0);
 }
 
-/* While sync I/O is active: two async writes queued, no more. */
+/*
+ * At the defaults a flow queues as many async writes as the depth lets
+ * go down at once, never fewer than two; each flow its own; sync
+ * requests are never held by it.
+ */
+static void t_writes_flow_bound(void)
+{
+	struct fq_req sync = { .key = 1, .bytes = 4096, .flags = SYNC };
+	struct fq_req *rq;
+
+	th_new_defaults("cfq");
+	th_get("writeback", "fair\n");		/* the default */
+	th_set("depth", "8");
+	CHECK_EQ(fill_async(), 8);
+	CHECK_EQ(th.s->st.async_held, 1);
+	CHECK_EQ(fill_async_key(10), 8);
+	CHECK(fq_sched_may_queue(th.s, &sync));
+	/* one goes down: room for one more of its flow */
+	rq = th_disp();
+	CHECK(rq && (rq->key == 9 || rq->key == 10));
+	CHECK_EQ(fill_async_key(rq->key), 1);
+	th_done(rq, 0);
+	drain();
+	/* with depth 1: two */
+	th_set("depth", "1");
+	CHECK_EQ(fill_async(), 2);
+	drain();
+	th_free();
+}
+
+/* writeback=yield, while sync I/O is active: two queued in all. */
 static void t_writes_backlog(void)
 {
 	struct fq_req sync = { .key = 1, .bytes = 4096, .flags = SYNC };
 	struct fq_req *rq;
 
 	th_new_yield();
-	th_set("depth", "1");
+	th_set("depth", "8");
 	sync_now();
 	CHECK_EQ(fill_async(), 2);
 	CHECK_EQ(th.s->st.async_held, 1);
+	CHECK_EQ(fill_async_key(10), 0);
 	/* sync requests are never held back by it */
 	CHECK(fq_sched_may_queue(th.s, &sync));
 	/* one goes down: room for one more */
@@ -76,43 +119,40 @@ static void t_writes_backlog(void)
 	CHECK(rq && rq->key == 9);
 	CHECK_EQ(fill_async(), 1);
 	th_done(rq, 0);
-	while ((rq = th_disp()))
-		th_done(rq, 0);
+	drain();
 	th_free();
 }
 
-/* No sync request within fifo_expire_async_ms: writeback is not held. */
+/*
+ * writeback=yield with no sync request within fifo_expire_async_ms: only
+ * the flow's bound holds writeback.
+ */
 static void t_writes_sync_gone(void)
 {
 	th_new_yield();
-	th_set("depth", "1");
-	CHECK_EQ(fill_async(), 64);	/* no sync I/O seen yet */
-	while (th.s->queued)
-		th_done(th_disp(), 0);
+	th_set("depth", "8");
+	CHECK_EQ(fill_async(), 8);	/* no sync I/O seen yet */
+	drain();
 	sync_now();
 	th.now += 999 * MS;
 	CHECK_EQ(fill_async(), 2);
-	while (th.s->queued)
-		th_done(th_disp(), 0);
+	drain();
 	th.now += 1 * MS;		/* 1000 ms: fifo_expire_async_ms */
-	CHECK_EQ(fill_async(), 64);
-	while (th.s->queued)
-		th_done(th_disp(), 0);
+	CHECK_EQ(fill_async(), 8);
+	drain();
 	th_free();
 }
 
-/* writeback=fair: neither held nor cut. */
+/* writeback=fair: nothing cut, nothing held beyond the flow's bound. */
 static void t_writes_fair(void)
 {
 	th_new_defaults("cfq");
-	th_get("writeback", "fair\n");		/* the default */
-	th_set("depth", "1");
+	th_set("depth", "8");
 	teach_writes(500000, 250000);
 	sync_now();
 	CHECK_EQ(fq_sched_async_piece(th.s, K128), K128);
-	CHECK_EQ(fill_async(), 64);
-	while (th.s->queued)
-		th_done(th_disp(), 0);
+	CHECK_EQ(fill_async(), 8);
+	drain();
 	th_free();
 }
 
@@ -185,6 +225,7 @@ static void t_writes_probe(void)
 }
 
 static const struct fq_test_case cases[] = {
+	{ "writes_flow_bound", t_writes_flow_bound },
 	{ "writes_backlog", t_writes_backlog },
 	{ "writes_sync_gone", t_writes_sync_gone },
 	{ "writes_fair", t_writes_fair },
