@@ -65,12 +65,12 @@ void sim_dev_reset(struct sim_dev *d)
 	d->nsvc = 0;
 	d->seq = 0;
 	d->last_end = 0;
-	d->tok_io = d->iops && !d->empty_bucket ?
+	d->tok_io = d->iops && !d->steady_start ?
 		    (double)d->iops / (d->burst_div ? d->burst_div : 100) : 0;
-	d->tok_bytes = d->bps && !d->empty_bucket ?
+	d->tok_bytes = d->bps && !d->steady_start ?
 		       (double)d->bps / (d->burst_div ? d->burst_div : 100) : 0;
 	d->tok_ns = 0;
-	d->dirty = 0;
+	d->dirty = d->steady_start ? (double)d->cache_bytes / 2 : 0;
 	d->dirty_ns = 0;
 	d->stall_until = 0;
 	d->done = d->busy_ns = d->stalls = 0;

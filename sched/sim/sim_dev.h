@@ -61,7 +61,11 @@ struct sim_dev {
 	uint64_t iops, bps;	/* BUCKET rates; 0 = unlimited */
 	uint32_t burst_div;	/* BUCKET burst = rate / burst_div (default 100) */
 	bool bill_after;	/* BUCKET: bytes billed after the request (QEMU) */
-	bool empty_bucket;	/* BUCKET/MIXED: no tokens at the start (no burst) */
+	/*
+	 * start as a sustained load leaves the device: BUCKET/MIXED with no
+	 * tokens (no burst), WCACHE/MIXED with the cache half full
+	 */
+	bool steady_start;
 	uint64_t seek_ns;	/* SEEK full-stroke seek */
 	uint64_t rot_ns;	/* SEEK one revolution */
 	uint64_t span;		/* SEEK sectors of the disk */

@@ -117,6 +117,7 @@ struct fam_res {
 	bool done;
 	u8 fail;		/* FAM_FAIL_* */
 	bool boost_left;	/* the window began with a flow still boosted */
+	u8 holds_with;		/* --why: 1 << FAM_VAR_*, the variants it holds with */
 	double s[FAM_MAX_FLOWS];
 	double g, work, fifo_work, total;
 	u32 fifo_depth;		/* the best FIFO's */
@@ -131,6 +132,7 @@ struct fam_ctx {
 	u64 seed;
 	const char *set[2 * FAM_SETS + 1];	/* --set pairs, NULL-ended */
 	bool trace;
+	bool why;		/* a failing case again with each rule changed */
 };
 
 /* ---- the devices */
@@ -218,6 +220,8 @@ static void fam_device(u64 seed, u32 k, struct fam_dev *d)
 	d->qdepth = m->servers << (1 + (u32)(qd * 3));
 	if (d->qdepth > FAM_DEPTH_MAX)
 		d->qdepth = FAM_DEPTH_MAX;
+	/* every run starts with the device as a sustained load leaves it */
+	m->steady_start = true;
 	m->req_ns = (u64)req;
 	/* one in six costs the same whatever the size (null_blk) */
 	m->byte_ps = per_req < 1.0 / 6 ? 0 : (u64)(1e12 / rate);
@@ -376,10 +380,10 @@ static double fam_rate(const struct sim *sm, int i)
 }
 
 /*
- * How long the device takes to reach its steady state under @mx [ns]: a
- * throttle's burst drained (twice its length), a write cache filled (its
- * size at its destage rate) when the mix writes.  Every run of a case
- * measures after at least this long.
+ * How long the device takes to reach its steady state under @mx [ns]: it
+ * starts with its throttle's bucket empty and its write cache half full
+ * (sim_dev.steady_start); when the mix writes, the cache's size at its
+ * destage rate.  Every run of a case measures after at least this long.
  */
 static u64 fam_transient(const struct fam_dev *d, const struct fam_mix *mx)
 {
@@ -387,8 +391,6 @@ static u64 fam_transient(const struct fam_dev *d, const struct fam_mix *mx)
 	double t = 0;
 	int i;
 
-	if (m->iops || m->bps)
-		t = 2e9 / (m->burst_div ? m->burst_div : 100);
 	for (i = 0; i < mx->n; i++)
 		if (mx->f[i].write && m->cache_bytes)
 			t = fmax(t, (double)m->cache_bytes / (double)m->drain_bps * 1e9);
@@ -409,7 +411,7 @@ static void fam_cfg_fifo(struct dev_cfg *c, const struct fam_dev *d, u32 depth,
 }
 
 /* fairq at the core's defaults, and the --set tunables */
-static void fam_cfg_fairq(struct dev_cfg *c, const struct fam_ctx *ctx,
+static void fam_cfg_fairq(struct dev_cfg *c, const char *const *set,
 			  const struct fam_dev *d, u64 window, u64 warm)
 {
 	fam_cfg_fifo(c, d, d->qdepth, window, warm);
@@ -424,7 +426,7 @@ static void fam_cfg_fairq(struct dev_cfg *c, const struct fam_ctx *ctx,
 	c->depth_max = FAM_DEPTH_MAX;
 	c->fairness = "time";
 	c->boost_ms = "default";
-	c->set = ctx->set;
+	c->set = set;
 	/* the window waits for the boost (boost_ms) to end, a second more */
 	c->secs_ms = c->warm_ms + 4000;
 }
@@ -469,65 +471,55 @@ static void fam_trace_begin(struct dev_cfg *c, u64 span_ns)
 
 /* ---- one case */
 
-static void fam_steady(struct fam_ctx *ctx, const struct fam_dev *d,
-		       const struct fam_mix *mx, struct fam_res *res)
+/* What a case's fairq runs are compared with, run once per case. */
+struct fam_ref {
+	u64 window, warm;		/* [ns] */
+	double alone[FAM_MAX_FLOWS];	/* requests/s */
+	double sat[FAM_MAX_FLOWS];	/* requests/s of the kind at FAM_SAT_DEPTH */
+	double alone_ms;		/* start-up */
+};
+
+static void fam_steady_ref(struct fam_ctx *ctx, const struct fam_dev *d,
+			   const struct fam_mix *mx, struct fam_ref *ref,
+			   struct fam_res *res)
 {
-	double alone[FAM_MAX_FLOWS], sat[FAM_MAX_FLOWS], r, work;
-	u64 window = fam_window(d, mx);
-	u64 warm = window / 4 > fam_transient(d, mx) ? window / 4 : fam_transient(d, mx);
+	u64 window = fam_window(d, mx), warm = fam_transient(d, mx);
+	u32 depth, total_depth = 0, prev = 0;
 	struct sim *sm = &ctx->sm;
 	struct dev_run dr;
 	struct dev_cfg c;
-	u32 depth, total_depth = 0, prev = 0;
+	double work;
 	int i, j, k;
 
-	res->window_ms = (double)window / 1e6;
+	if (warm < window / 4)
+		warm = window / 4;
+	ref->window = window;
+	ref->warm = warm;
 	for (i = 0; i < mx->n; i++) {
 		total_depth += fam_depth(d, &mx->f[i]);
 		for (j = 0; j < i && !fam_same(&mx->f[j], &mx->f[i]); j++)
 			;
 		if (j < i) {
-			alone[i] = alone[j];
+			ref->alone[i] = ref->alone[j];
 		} else {
 			fam_cfg_fifo(&c, d, 4096, window, warm);
 			fam_flows(sm, d, mx, i, 0);
 			dev_run(sm, &dr, &d->m, &c, ctx->seed);
-			alone[i] = fam_rate(sm, 0);
+			ref->alone[i] = fam_rate(sm, 0);
 			sim_reset_results(sm);
 		}
 		for (j = 0; j < i && !fam_same_kind(&mx->f[j], &mx->f[i]); j++)
 			;
 		if (j < i) {
-			sat[i] = sat[j];
+			ref->sat[i] = ref->sat[j];
 		} else {
 			fam_cfg_fifo(&c, d, 4096, window, warm);
 			fam_flows(sm, d, mx, i, FAM_SAT_DEPTH);
 			dev_run(sm, &dr, &d->m, &c, ctx->seed);
-			sat[i] = fam_rate(sm, 0);
+			ref->sat[i] = fam_rate(sm, 0);
 			sim_reset_results(sm);
 		}
 	}
-
-	fam_cfg_fairq(&c, ctx, d, window, warm);
-	if (ctx->trace)
-		fam_trace_begin(&c, c.warm_ms * MS + window);
-	fam_flows(sm, d, mx, -1, 0);
-	dev_run(sm, &dr, &d->m, &c, ctx->seed);
-	res->g = 1e9;
-	res->work = 0;
-	for (i = 0; i < mx->n; i++) {
-		r = fam_rate(sm, i);
-		res->s[i] = alone[i] > 0 ? r / alone[i] : 0;
-		res->g = fmin(res->g, res->s[i] / fam_share(mx, i));
-		res->work += sat[i] > 0 ? r / sat[i] : 0;
-	}
-	res->depth_mean = (double)dr.depth_sum / (dr.depth_n ? dr.depth_n : 1);
-	res->depth_lo = dr.depth_lo;
-	res->depth_hi = dr.depth_hi;
-	res->boost_left = dr.boost_left;
-	res->from_ms = (double)dr.window_from_ns / 1e6;
-	sim_reset_results(sm);
-
 	res->fifo_work = 0;
 	for (k = 0; k < FAM_NFIFO; k++) {
 		depth = 1u << k;
@@ -539,14 +531,48 @@ static void fam_steady(struct fam_ctx *ctx, const struct fam_dev *d,
 		fam_flows(sm, d, mx, -1, 0);
 		dev_run(sm, &dr, &d->m, &c, ctx->seed);
 		for (i = 0, work = 0; i < mx->n; i++)
-			work += sat[i] > 0 ? fam_rate(sm, i) / sat[i] : 0;
+			work += ref->sat[i] > 0 ? fam_rate(sm, i) / ref->sat[i] : 0;
 		if (work > res->fifo_work) {
 			res->fifo_work = work;
 			res->fifo_depth = depth;
 		}
 		sim_reset_results(sm);
 	}
+}
+
+/* fairq, with the tunables @set, against the references: G and total */
+static void fam_steady(struct fam_ctx *ctx, const struct fam_dev *d,
+		       const struct fam_mix *mx, const struct fam_ref *ref,
+		       const char *const *set, struct fam_res *res)
+{
+	struct sim *sm = &ctx->sm;
+	struct dev_run dr;
+	struct dev_cfg c;
+	double r;
+	int i;
+
+	fam_cfg_fairq(&c, set, d, ref->window, ref->warm);
+	if (ctx->trace)
+		fam_trace_begin(&c, c.warm_ms * MS + ref->window);
+	fam_flows(sm, d, mx, -1, 0);
+	dev_run(sm, &dr, &d->m, &c, ctx->seed);
+	res->g = 1e9;
+	res->work = 0;
+	for (i = 0; i < mx->n; i++) {
+		r = fam_rate(sm, i);
+		res->s[i] = ref->alone[i] > 0 ? r / ref->alone[i] : 0;
+		res->g = fmin(res->g, res->s[i] / fam_share(mx, i));
+		res->work += ref->sat[i] > 0 ? r / ref->sat[i] : 0;
+	}
+	res->depth_mean = (double)dr.depth_sum / (dr.depth_n ? dr.depth_n : 1);
+	res->depth_lo = dr.depth_lo;
+	res->depth_hi = dr.depth_hi;
+	res->boost_left = dr.boost_left;
+	res->from_ms = (double)dr.window_from_ns / 1e6;
+	res->window_ms = (double)ref->window / 1e6;
+	sim_reset_results(sm);
 	res->total = res->fifo_work > 0 ? res->work / res->fifo_work : 0;
+	res->fail = 0;
 	if (res->g < FAM_G_MIN)
 		res->fail |= FAM_FAIL_G;
 	if (res->total < FAM_TOTAL_MIN)
@@ -556,65 +582,140 @@ static void fam_steady(struct fam_ctx *ctx, const struct fam_dev *d,
 /*
  * Start-up: the streamers run from 0, the reader starts when fairq's
  * measuring window would begin (after its warm-up); alone it starts on an
- * idle device.  A run ends when the reader is done, or FAM_START_CAP times
+ * idle device (its throttle's bucket empty, as the load would leave it:
+ * the ratio is about scheduling, not about the burst).  A run ends when the reader is done, or FAM_START_CAP times
  * its time alone after it started.
  */
-static void fam_startup(struct fam_ctx *ctx, const struct fam_dev *d,
-			const struct fam_mix *mx, struct fam_res *res)
+static double fam_startup_run(struct fam_ctx *ctx, const struct fam_dev *d,
+			      const struct fam_mix *mx, const struct dev_cfg *c,
+			      struct dev_run *dr)
 {
 	struct sim *sm = &ctx->sm;
-	double ms[2] = { 0, 0 };
-	struct sim_dev empty = d->m;
+	double ms;
+
+	fam_flows(sm, d, mx, c->adaptive ? -1 : 0, 0);
+	sm->f[0].start_ns = SIM_START_WINDOW;
+	dev_run(sm, dr, &d->m, c, ctx->seed);
+	ms = sm->f[0].completed < FAM_FILES ? -1 :
+	     (double)(sm->f[0].last_done_ns - sm->f[0].start_ns) / 1e6;
+	sim_reset_results(sm);
+	return ms;
+}
+
+static void fam_startup_ref(struct fam_ctx *ctx, const struct fam_dev *d,
+			    const struct fam_mix *mx, struct fam_ref *ref)
+{
 	struct dev_run dr;
 	struct dev_cfg c;
-	int l;
 
-	/* alone: the throttle's bucket as the load leaves it, empty */
-	empty.empty_bucket = true;
-	for (l = 0; l < 2; l++) {
-		if (!l) {
-			fam_cfg_fifo(&c, d, 4096, UINT64_MAX / 2, 0);
-		} else {
-			fam_cfg_fairq(&c, ctx, d, (u64)(FAM_START_CAP * ms[0] * 1e6),
-				      fam_transient(d, mx));
-			if (ctx->trace)
-				fam_trace_begin(&c, (u64)(FAM_START_CAP * ms[0] * 1e6) / 5);
-		}
-		c.stop_on_limit = true;
-		fam_flows(sm, d, mx, l ? -1 : 0, 0);
-		sm->f[0].start_ns = SIM_START_WINDOW;
-		dev_run(sm, &dr, l ? &d->m : &empty, &c, ctx->seed);
-		ms[l] = sm->f[0].completed < FAM_FILES ? -1 :
-			(double)(sm->f[0].last_done_ns - sm->f[0].start_ns) / 1e6;
-		sim_reset_results(sm);
-	}
-	res->alone_ms = ms[0];
-	res->loaded_ms = ms[1];
-	res->startup = ms[1] < 0 ? FAM_START_CAP : ms[1] / ms[0];
+	fam_cfg_fifo(&c, d, 4096, UINT64_MAX / 2, 0);
+	c.stop_on_limit = true;
+	ref->alone_ms = fam_startup_run(ctx, d, mx, &c, &dr);
+}
+
+static void fam_startup(struct fam_ctx *ctx, const struct fam_dev *d,
+			const struct fam_mix *mx, const struct fam_ref *ref,
+			const char *const *set, struct fam_res *res)
+{
+	u64 cap = (u64)(FAM_START_CAP * ref->alone_ms * 1e6);
+	struct dev_run dr;
+	struct dev_cfg c;
+
+	fam_cfg_fairq(&c, set, d, cap, fam_transient(d, mx));
+	c.stop_on_limit = true;
+	if (ctx->trace)
+		fam_trace_begin(&c, cap / 5);
+	res->alone_ms = ref->alone_ms;
+	res->loaded_ms = fam_startup_run(ctx, d, mx, &c, &dr);
+	res->startup = res->loaded_ms < 0 ? FAM_START_CAP :
+		       res->loaded_ms / ref->alone_ms;
 	res->depth_mean = (double)dr.depth_sum / (dr.depth_n ? dr.depth_n : 1);
 	res->depth_lo = dr.depth_lo;
 	res->depth_hi = dr.depth_hi;
 	res->boost_left = dr.boost_left;
 	res->from_ms = (double)dr.window_from_ns / 1e6;
-	res->window_ms = ms[1];
-	if (res->startup > FAM_START_MAX)
-		res->fail |= FAM_FAIL_START;
+	res->window_ms = res->loaded_ms;
+	res->fail = res->startup > FAM_START_MAX ? FAM_FAIL_START : 0;
+}
+
+/*
+ * A failing case again with one rule changed (--why): the variants it
+ * holds with say which rule's decision the failure is.
+ */
+enum { FAM_VAR_DEPTH, FAM_VAR_IDLE, FAM_VAR_BOOST, FAM_VAR_REQUESTS, FAM_NVAR };
+
+static const char *const fam_var_name[FAM_NVAR] = {
+	"depth=best FIFO's", "idle_us=0", "boost_ms=0", "fairness=requests",
+};
+
+static void fam_why(struct fam_ctx *ctx, const struct fam_dev *d,
+		    const struct fam_mix *mx, const struct fam_ref *ref,
+		    struct fam_res *res)
+{
+	const char *set[2 * FAM_SETS + 3];
+	struct fam_res r;
+	char depth[16];
+	bool trace = ctx->trace;
+	int v, n;
+
+	ctx->trace = false;
+	for (n = 0; ctx->set[n]; n++)
+		set[n] = ctx->set[n];
+	/* start-up: the device's servers, the depth a FIFO needs there */
+	snprintf(depth, sizeof(depth), "%u", mx->startup ? d->m.servers : res->fifo_depth);
+	for (v = 0; v < FAM_NVAR; v++) {
+		set[n] = v == FAM_VAR_DEPTH ? "depth" : v == FAM_VAR_IDLE ? "idle_us" :
+			 v == FAM_VAR_BOOST ? "boost_ms" : "fairness";
+		set[n + 1] = v == FAM_VAR_DEPTH ? depth : v == FAM_VAR_REQUESTS ?
+			     "requests" : "0";
+		set[n + 2] = NULL;
+		r = *res;
+		if (mx->startup)
+			fam_startup(ctx, d, mx, ref, set, &r);
+		else
+			fam_steady(ctx, d, mx, ref, set, &r);
+		if (!r.fail)
+			res->holds_with |= 1u << v;
+	}
+	ctx->trace = trace;
 }
 
 static void fam_case(struct fam_ctx *ctx, const struct fam_dev *d, int m,
 		     struct fam_res *res)
 {
+	const struct fam_mix *mx = &fam_mixes[m];
+	struct fam_ref ref;
+
 	memset(res, 0, sizeof(*res));
-	if (fam_mixes[m].startup)
-		fam_startup(ctx, d, &fam_mixes[m], res);
-	else
-		fam_steady(ctx, d, &fam_mixes[m], res);
+	if (mx->startup) {
+		fam_startup_ref(ctx, d, mx, &ref);
+		fam_startup(ctx, d, mx, &ref, ctx->set, res);
+	} else {
+		fam_steady_ref(ctx, d, mx, &ref, res);
+		fam_steady(ctx, d, mx, &ref, ctx->set, res);
+	}
+	if (res->fail && ctx->why)
+		fam_why(ctx, d, mx, &ref, res);
 	res->done = true;
 }
 
 /* ---- printing */
 
-static void fam_print_case(const struct fam_mix *mx, const struct fam_res *r)
+/* --why: the variants a failing case holds with */
+static void fam_print_why(const struct fam_res *r)
+{
+	int v, n = 0;
+
+	printf("; holds with ");
+	for (v = 0; v < FAM_NVAR; v++)
+		if (r->holds_with & (1u << v))
+			printf("%s%s", n++ ? ", " : "", fam_var_name[v]);
+	if (!n)
+		printf("none of the %d variants", FAM_NVAR);
+}
+
+static void fam_print_case(const struct fam_mix *mx, const struct fam_res *r,
+			   bool why)
 {
 	char sbuf[128] = "", win[64];
 	size_t off = 0;
@@ -623,21 +724,27 @@ static void fam_print_case(const struct fam_mix *mx, const struct fam_res *r)
 	snprintf(win, sizeof(win), "%.0f + %.0f%s", r->from_ms, r->window_ms,
 		 r->boost_left ? ", boost on" : "");
 	if (mx->startup) {
-		printf("| %s | - | - | - | %.1f [%u-%u] | %.0f / %.0f ms (%s%.2f) | %s | %s |\n",
+		printf("| %s | - | - | - | %.1f [%u-%u] | %.0f / %.0f ms (%s%.2f) | %s | %s",
 		       mx->name, r->depth_mean, r->depth_lo, r->depth_hi,
 		       r->alone_ms, r->loaded_ms, r->loaded_ms < 0 ? ">= " : "",
 		       r->startup, win, r->fail ? "**fails**" : "holds");
+		if (why && r->fail)
+			fam_print_why(r);
+		printf(" |\n");
 		return;
 	}
 	for (i = 0; i < mx->n; i++)
 		off += (size_t)snprintf(sbuf + off, sizeof(sbuf) - off, "%s%.2f",
 					i ? " " : "", r->s[i]);
-	printf("| %s | %s | %.2f | %.2f (%.2f / %.2f at depth %u) | %.1f [%u-%u] | - | %s | %s%s%s |\n",
+	printf("| %s | %s | %.2f | %.2f (%.2f / %.2f at depth %u) | %.1f [%u-%u] | - | %s | %s%s%s",
 	       mx->name, sbuf, r->g, r->total, r->work, r->fifo_work, r->fifo_depth,
 	       r->depth_mean, r->depth_lo, r->depth_hi, win,
 	       r->fail ? "**fails**" : "holds",
 	       r->fail & FAM_FAIL_G ? ": G" : "",
 	       r->fail & FAM_FAIL_TOTAL ? (r->fail & FAM_FAIL_G ? ", total" : ": total") : "");
+	if (why && r->fail)
+		fam_print_why(r);
+	printf(" |\n");
 }
 
 static void fam_print_head(void)
@@ -718,13 +825,16 @@ static void fam_summary(const struct fam_ctx *ctx, const struct fam_res *res,
 			fam_device(ctx->seed, k, &d);
 			fam_dev_name(&d, name, sizeof(name));
 			if (fam_mixes[m].startup)
-				printf("- device %u, %s: start-up %s%.2f x alone (%.0f / %.0f ms); %s\n",
+				printf("- device %u, %s: start-up %s%.2f x alone (%.0f / %.0f ms), fairq depth %.1f; %s",
 				       k, fam_mixes[m].name, r->loaded_ms < 0 ? ">= " : "",
-				       r->startup, r->alone_ms, r->loaded_ms, name);
+				       r->startup, r->alone_ms, r->loaded_ms, r->depth_mean, name);
 			else
-				printf("- device %u, %s: G %.2f, total %.2f (best FIFO at depth %u), fairq depth %.1f; %s\n",
+				printf("- device %u, %s: G %.2f, total %.2f (best FIFO at depth %u), fairq depth %.1f; %s",
 				       k, fam_mixes[m].name, r->g, r->total, r->fifo_depth,
 				       r->depth_mean, name);
+			if (ctx->why)
+				fam_print_why(r);
+			printf("\n");
 			printf("  `fq_sim --family --seed %llu --device %u --mix %s",
 			       (unsigned long long)ctx->seed, k, fam_mixes[m].name);
 			fam_print_set(ctx);
@@ -738,7 +848,7 @@ static void fam_summary(const struct fam_ctx *ctx, const struct fam_res *res,
 static int fam_usage(void)
 {
 	fprintf(stderr, "usage: fq_sim --family [--n N] [--seed S] [--device K] [--mix NAME] "
-		"[--trace] [--jobs J] [--set NAME=VALUE]...\n");
+		"[--trace] [--why] [--jobs J] [--set NAME=VALUE]...\n");
 	return 2;
 }
 
@@ -769,6 +879,10 @@ int sim_family_main(int argc, char **argv)
 			continue;
 		if (!strcmp(argv[i], "--trace")) {
 			ctx.trace = true;
+			continue;
+		}
+		if (!strcmp(argv[i], "--why")) {
+			ctx.why = true;
 			continue;
 		}
 		if (i + 1 >= argc)
@@ -818,7 +932,7 @@ int sim_family_main(int argc, char **argv)
 		fam_print_head();
 		for (m = 0; m < FAM_NMIX; m++)
 			if (only < 0 || m == only)
-				fam_print_case(&fam_mixes[m], &r[m]);
+				fam_print_case(&fam_mixes[m], &r[m], ctx.why);
 		sim_reset_results(&ctx.sm);
 		free(ctx.sm.f);
 		free(ctx.sm.heap);

@@ -9,7 +9,7 @@
 
 /*
  * fq_sim --family [--n N] [--seed S] [--device K] [--mix NAME] [--trace]
- *	  [--jobs J] [--set NAME=VALUE]...
+ *	  [--why] [--jobs J] [--set NAME=VALUE]...
  * Returns the process's exit status: 0 when every case holds the
  * property, 1 when one does not, 2 on a usage error.
  */
