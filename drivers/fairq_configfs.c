@@ -247,9 +247,13 @@ static void fairq_cfs_drop_item(struct config_group *group, struct config_item *
 	/* configfs holds the module here: safe to take another reference */
 	__module_get(THIS_MODULE);
 	queue_work(fairq_cfs_wq, &td->work);
-	if (!wait_for_completion_timeout(&td->done, FAIRQ_CFS_RMDIR_WAIT))
+	if (wait_for_completion_timeout(&td->done, FAIRQ_CFS_RMDIR_WAIT)) {
+		/* its module reference too: rmmod may follow rmdir at once */
+		flush_work(&td->work);
+	} else {
 		pr_info("%s: rmdir: the lower device holds the teardown; it goes on in the background\n",
 			fd->name);
+	}
 	if (refcount_dec_and_test(&td->ref))
 		kfree(td);
 }
