@@ -810,9 +810,9 @@ static void dev_done(struct sim *sm, struct dev_run *dr, struct dev_req *r)
 }
 
 /*
- * window_ns: begin the measuring window once warm_ms has passed, warm_reqs
- * requests have completed and no flow is boosted any more (after secs_ms,
- * whatever the boost does), and start the flows that wait for it.
+ * window_ns: begin the measuring window once warm_ms has passed and
+ * warm_reqs requests have completed in a row with no flow boosted (after
+ * secs_ms, whatever the boost does), and start the flows that wait for it.
  */
 static void dev_window(struct sim *sm, struct dev_run *dr)
 {
@@ -824,14 +824,15 @@ static void dev_window(struct sim *sm, struct dev_run *dr)
 
 	if (sm->now < c->warm_ms * MS)
 		return;
-	for (i = 0; i < sm->nflows && done < c->warm_reqs; i++)
+	for (i = 0; i < sm->nflows; i++)
 		done += sm->f[i].completed;
-	if (done < c->warm_reqs)
-		return;
 	fq_sched_stats(sm->s, &st);
 	boosted = st.boost_starts > st.boost_end_time + st.boost_end_budget +
 		  st.boost_end_kind + st.boost_end_size + st.boost_end_depth;
-	if (boosted && sm->now < c->secs_ms * MS)
+	if (boosted)
+		dr->calm_from = done + 1;
+	if (boosted ? sm->now < c->secs_ms * MS :
+	    done < (dr->calm_from ? dr->calm_from - 1 : 0) + c->warm_reqs)
 		return;
 	dr->window_from_ns = sm->now;
 	dr->boost_left = boosted;

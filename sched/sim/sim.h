@@ -114,10 +114,11 @@ struct dev_cfg {
 	u64 transit_ns;		/* each way between fairq and the device */
 	/*
 	 * 0, or the measuring window's length: it begins once warm_ms has
-	 * passed, warm_reqs requests have completed and no flow is boosted
-	 * any more (a boost is a grant, not the steady state), and the run
-	 * ends with it (or with stop_on_limit); secs_ms then bounds only the
-	 * wait for the boost
+	 * passed and warm_reqs requests have completed in a row with no flow
+	 * boosted (a boost is a grant, not the steady state, and the depth
+	 * it held takes a while to follow the device again), and the run
+	 * ends with it (or with stop_on_limit); secs_ms bounds the wait for
+	 * the boost to end
 	 */
 	u64 window_ns;
 	u64 warm_reqs;
@@ -142,6 +143,7 @@ struct dev_run {
 	u64 idle_waits;			/* the scheduler's, at the end */
 	u64 window_from_ns;		/* window_ns: when the window began */
 	bool boost_left;		/* window_ns: it began with a boost on */
+	u64 calm_from;			/* window_ns: 1 + completions when no boost since */
 };
 
 void sim_flows(struct sim *sm, int n);

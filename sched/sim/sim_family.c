@@ -125,6 +125,14 @@ struct fam_res {
 	double depth_mean;
 	u32 depth_lo, depth_hi;
 	double from_ms, window_ms;	/* fairq's measuring window */
+	/*
+	 * fairq's cost model at the end: a 4 KiB read, the mix's largest
+	 * request (a write if the mix writes) [us]
+	 */
+	double cost_small, cost_large;
+	u32 large;			/* that request's size */
+	bool large_write;
+	u64 stalls;			/* the write cache's flush stalls in fairq's run */
 };
 
 struct fam_ctx {
@@ -540,6 +548,34 @@ static void fam_steady_ref(struct fam_ctx *ctx, const struct fam_dev *d,
 	}
 }
 
+/* what fairq's run @dr chose: depth, window, cost model */
+static void fam_res_run(struct fam_res *res, const struct fam_dev *d,
+			const struct fam_mix *mx, const struct dev_run *dr)
+{
+	const struct fq_stats *st = &dr->st;
+	int i, w;
+
+	res->depth_mean = (double)dr->depth_sum / (dr->depth_n ? dr->depth_n : 1);
+	res->depth_lo = dr->depth_lo;
+	res->depth_hi = dr->depth_hi;
+	res->boost_left = dr->boost_left;
+	res->from_ms = (double)dr->window_from_ns / 1e6;
+	res->stalls = dr->dev.stalls;
+	res->large = 4096;
+	res->large_write = false;
+	for (i = 0; i < mx->n; i++) {
+		if (fam_bytes(d, &mx->f[i]) > res->large ||
+		    (mx->f[i].write && !res->large_write)) {
+			res->large = fam_bytes(d, &mx->f[i]);
+			res->large_write = mx->f[i].write;
+		}
+	}
+	w = res->large_write;
+	res->cost_small = (st->cost_a_ns[0] + st->cost_b_ps_per_byte[0] * 4096 / 1000) / 1e3;
+	res->cost_large = (st->cost_a_ns[w] +
+			   st->cost_b_ps_per_byte[w] * res->large / 1000) / 1e3;
+}
+
 /* fairq, with the tunables @set, against the references: G and total */
 static void fam_steady(struct fam_ctx *ctx, const struct fam_dev *d,
 		       const struct fam_mix *mx, const struct fam_ref *ref,
@@ -564,11 +600,7 @@ static void fam_steady(struct fam_ctx *ctx, const struct fam_dev *d,
 		res->g = fmin(res->g, res->s[i] / fam_share(mx, i));
 		res->work += ref->sat[i] > 0 ? r / ref->sat[i] : 0;
 	}
-	res->depth_mean = (double)dr.depth_sum / (dr.depth_n ? dr.depth_n : 1);
-	res->depth_lo = dr.depth_lo;
-	res->depth_hi = dr.depth_hi;
-	res->boost_left = dr.boost_left;
-	res->from_ms = (double)dr.window_from_ns / 1e6;
+	fam_res_run(res, d, mx, &dr);
 	res->window_ms = (double)ref->window / 1e6;
 	sim_reset_results(sm);
 	res->total = res->fifo_work > 0 ? res->work / res->fifo_work : 0;
@@ -629,11 +661,7 @@ static void fam_startup(struct fam_ctx *ctx, const struct fam_dev *d,
 	res->loaded_ms = fam_startup_run(ctx, d, mx, &c, &dr);
 	res->startup = res->loaded_ms < 0 ? FAM_START_CAP :
 		       res->loaded_ms / ref->alone_ms;
-	res->depth_mean = (double)dr.depth_sum / (dr.depth_n ? dr.depth_n : 1);
-	res->depth_lo = dr.depth_lo;
-	res->depth_hi = dr.depth_hi;
-	res->boost_left = dr.boost_left;
-	res->from_ms = (double)dr.window_from_ns / 1e6;
+	fam_res_run(res, d, mx, &dr);
 	res->window_ms = res->loaded_ms;
 	res->fail = res->startup > FAM_START_MAX ? FAM_FAIL_START : 0;
 }
@@ -699,6 +727,104 @@ static void fam_case(struct fam_ctx *ctx, const struct fam_dev *d, int m,
 	res->done = true;
 }
 
+/* ---- causes */
+
+/*
+ * The likely cause of a failing case, as far as its figures tell: the
+ * first of these that applies.  The rules read the device's model and
+ * fairq's choices; SIM-DEVICES.md ("FAMILY") shows traces behind them.
+ */
+enum fam_cause {
+	FAM_C_DEPTH,		/* it holds at the best FIFO's depth (--why) */
+	FAM_C_STALL,		/* the write cache stalled the device */
+	FAM_C_SEEK,		/* a sequential flow on a seek device */
+	FAM_C_BILL,		/* a throttle that bills a request's bytes to the next */
+	FAM_C_COST,		/* the cost model's price ratio is off the device's */
+	FAM_C_HALF,		/* start-up: alone the reader uses over half the depth */
+	FAM_C_KNEE,		/* start-up: the requests in the device slow each one */
+	FAM_C_QUEUE,		/* start-up: depth above what the device serves at once */
+	FAM_C_OTHER,
+	FAM_NCAUSE,
+};
+
+static const char *const fam_cause_name[FAM_NCAUSE] = {
+	"depth=auto's choice", "write-cache flush stalls", "seek: sequential locality",
+	"throttle billed after", "cost model's prices", "start-up: half of the device's depth",
+	"start-up: the knee's latency", "start-up: queue inside the device", "other",
+};
+
+/*
+ * How much of the device the start-up reader uses alone (4-16 KiB reads),
+ * of the servers fairq's depth lets it have: at depth 1 a reader that
+ * keeps the one request in flight most of the time alone gets only what
+ * the boost grants it beside the streamers, half.
+ */
+static double fam_reader_use(const struct fam_dev *d, const struct fam_res *r)
+{
+	const struct sim_dev *m = &d->m;
+	double rate = FAM_FILES / (r->alone_ms / 1e3), svc = 0, u;
+	int k;
+
+	for (k = 1; k <= 4; k++)
+		svc += fam_svc_ns(d, 4096u * k, false, false) / 4 / 1e9;
+	u = rate * svc / fmin(m->servers, fmax(1, floor(r->depth_mean + 0.5)));
+	if (m->iops)
+		u = fmax(u, rate / (double)m->iops);
+	if (m->bps)
+		u = fmax(u, rate * 10240 / (double)m->bps);
+	return u;
+}
+
+/* requests the device serves at once for 4 KiB reads */
+static double fam_need(const struct fam_dev *d)
+{
+	double n = d->m.servers;
+
+	if (d->m.iops)
+		n = fmin(n, (double)d->m.iops * fam_svc_ns(d, 4096, false, false) / 1e9);
+	return fmax(n, 1);
+}
+
+static enum fam_cause fam_cause(const struct fam_dev *d, const struct fam_mix *mx,
+				const struct fam_res *r)
+{
+	bool seq = false, sizes = false, writes = false;
+	double want, got;
+	int i;
+
+	if (mx->startup) {
+		if (fam_reader_use(d, r) > 0.5)
+			return FAM_C_HALF;
+		if ((double)d->m.qd_ns * r->depth_mean >
+		    0.25 * fam_svc_ns(d, 4096, false, false))
+			return FAM_C_KNEE;
+		if (r->depth_mean > fam_need(d) + 1)
+			return FAM_C_QUEUE;
+		return FAM_C_OTHER;
+	}
+	if (r->holds_with & (1u << FAM_VAR_DEPTH))
+		return FAM_C_DEPTH;
+	for (i = 0; i < mx->n; i++) {
+		seq |= mx->f[i].seq;
+		writes |= mx->f[i].write;
+		sizes |= mx->f[i].bytes != mx->f[0].bytes;
+	}
+	if (writes && r->stalls)
+		return FAM_C_STALL;
+	if (seq && d->m.seek_ns)
+		return FAM_C_SEEK;
+	if ((sizes || writes) && d->m.bill_after)
+		return FAM_C_BILL;
+	if (sizes || writes) {
+		want = fam_svc_ns(d, r->large, false, r->large_write) /
+		       fam_svc_ns(d, 4096, false, false);
+		got = r->cost_small > 0 ? r->cost_large / r->cost_small : 0;
+		if (got < want / 1.25 || got > want * 1.25)
+			return FAM_C_COST;
+	}
+	return FAM_C_OTHER;
+}
+
 /* ---- printing */
 
 /* --why: the variants a failing case holds with */
@@ -714,20 +840,23 @@ static void fam_print_why(const struct fam_res *r)
 		printf("none of the %d variants", FAM_NVAR);
 }
 
-static void fam_print_case(const struct fam_mix *mx, const struct fam_res *r,
-			   bool why)
+static void fam_print_case(const struct fam_dev *d, const struct fam_mix *mx,
+			   const struct fam_res *r, bool why)
 {
-	char sbuf[128] = "", win[64];
+	char sbuf[128] = "", win[64], cost[96];
 	size_t off = 0;
 	int i;
 
 	snprintf(win, sizeof(win), "%.0f + %.0f%s", r->from_ms, r->window_ms,
 		 r->boost_left ? ", boost on" : "");
+	snprintf(cost, sizeof(cost), "%.0f / %.0f (%.0f / %.0f)", r->cost_small,
+		 r->cost_large, fam_svc_ns(d, 4096, false, false) / 1e3,
+		 fam_svc_ns(d, r->large, false, r->large_write) / 1e3);
 	if (mx->startup) {
-		printf("| %s | - | - | - | %.1f [%u-%u] | %.0f / %.0f ms (%s%.2f) | %s | %s",
+		printf("| %s | - | - | - | %.1f [%u-%u] | %.0f / %.0f ms (%s%.2f) | %s | %s | %s",
 		       mx->name, r->depth_mean, r->depth_lo, r->depth_hi,
 		       r->alone_ms, r->loaded_ms, r->loaded_ms < 0 ? ">= " : "",
-		       r->startup, win, r->fail ? "**fails**" : "holds");
+		       r->startup, win, cost, r->fail ? "**fails**" : "holds");
 		if (why && r->fail)
 			fam_print_why(r);
 		printf(" |\n");
@@ -736,9 +865,9 @@ static void fam_print_case(const struct fam_mix *mx, const struct fam_res *r,
 	for (i = 0; i < mx->n; i++)
 		off += (size_t)snprintf(sbuf + off, sizeof(sbuf) - off, "%s%.2f",
 					i ? " " : "", r->s[i]);
-	printf("| %s | %s | %.2f | %.2f (%.2f / %.2f at depth %u) | %.1f [%u-%u] | - | %s | %s%s%s",
+	printf("| %s | %s | %.2f | %.2f (%.2f / %.2f at depth %u) | %.1f [%u-%u] | - | %s | %s | %s%s%s",
 	       mx->name, sbuf, r->g, r->total, r->work, r->fifo_work, r->fifo_depth,
-	       r->depth_mean, r->depth_lo, r->depth_hi, win,
+	       r->depth_mean, r->depth_lo, r->depth_hi, win, cost,
 	       r->fail ? "**fails**" : "holds",
 	       r->fail & FAM_FAIL_G ? ": G" : "",
 	       r->fail & FAM_FAIL_TOTAL ? (r->fail & FAM_FAIL_G ? ", total" : ": total") : "");
@@ -749,8 +878,8 @@ static void fam_print_case(const struct fam_mix *mx, const struct fam_res *r,
 
 static void fam_print_head(void)
 {
-	printf("| mix | s of each flow | G | total (work: fairq / best FIFO) | fairq depth mean [lo-hi] | start-up alone / loaded (ratio) | fairq window ms (from + length) | property |\n");
-	printf("|---|---|---|---|---|---|---|---|\n");
+	printf("| mix | s of each flow | G | total (work: fairq / best FIFO) | fairq depth mean [lo-hi] | start-up alone / loaded (ratio) | fairq window ms (from + length) | fairq's cost of a 4 KiB read / the largest request us (the device's time) | property |\n");
+	printf("|---|---|---|---|---|---|---|---|---|\n");
 }
 
 static void fam_print_set(const struct fam_ctx *ctx)
@@ -768,7 +897,7 @@ static void fam_summary(const struct fam_ctx *ctx, const struct fam_res *res,
 	struct fam_dev d;
 	u32 k, pass, fails = 0, kg, kt, ks;
 	double g, t, s;
-	int m;
+	int m, c;
 
 	printf("\n| mix | devices holding | worst G (device) | worst total (device) | worst start-up / alone (device) |\n");
 	printf("|---|---|---|---|---|\n");
@@ -814,8 +943,35 @@ static void fam_summary(const struct fam_ctx *ctx, const struct fam_res *res,
 		       FAM_G_MIN, FAM_TOTAL_MIN, FAM_START_MAX);
 		return;
 	}
-	printf("\n%u cases fail (G >= %.2f, total >= %.2f, start-up <= %.2f x alone):\n\n",
-	       fails, FAM_G_MIN, FAM_TOTAL_MIN, FAM_START_MAX);
+	printf("\n%u cases fail (G >= %.2f, total >= %.2f, start-up <= %.2f x alone); "
+	       "their likely causes%s:\n\n| cause |", fails, FAM_G_MIN, FAM_TOTAL_MIN,
+	       FAM_START_MAX, ctx->why ? "" : " (without --why: none is put down to the depth)");
+	for (m = 0; m < FAM_NMIX; m++)
+		if (only < 0 || m == only)
+			printf(" %s |", fam_mixes[m].name);
+	printf("\n|---|");
+	for (m = 0; m < FAM_NMIX; m++)
+		if (only < 0 || m == only)
+			printf("---|");
+	printf("\n");
+	for (c = 0; c < FAM_NCAUSE; c++) {
+		printf("| %s |", fam_cause_name[c]);
+		for (m = 0; m < FAM_NMIX; m++) {
+			if (only >= 0 && m != only)
+				continue;
+			for (k = 0, pass = 0; k < n; k++) {
+				const struct fam_res *r = &res[k * FAM_NMIX + m];
+
+				if (r->fail) {
+					fam_device(ctx->seed, k, &d);
+					pass += fam_cause(&d, &fam_mixes[m], r) == (enum fam_cause)c;
+				}
+			}
+			printf(" %u |", pass);
+		}
+		printf("\n");
+	}
+	printf("\n");
 	for (k = 0; k < n; k++) {
 		for (m = 0; m < FAM_NMIX; m++) {
 			const struct fam_res *r = &res[k * FAM_NMIX + m];
@@ -832,6 +988,7 @@ static void fam_summary(const struct fam_ctx *ctx, const struct fam_res *res,
 				printf("- device %u, %s: G %.2f, total %.2f (best FIFO at depth %u), fairq depth %.1f; %s",
 				       k, fam_mixes[m].name, r->g, r->total, r->fifo_depth,
 				       r->depth_mean, name);
+			printf("; likely cause: %s", fam_cause_name[fam_cause(&d, &fam_mixes[m], r)]);
 			if (ctx->why)
 				fam_print_why(r);
 			printf("\n");
@@ -932,7 +1089,7 @@ int sim_family_main(int argc, char **argv)
 		fam_print_head();
 		for (m = 0; m < FAM_NMIX; m++)
 			if (only < 0 || m == only)
-				fam_print_case(&fam_mixes[m], &r[m], ctx.why);
+				fam_print_case(&d, &fam_mixes[m], &r[m], ctx.why);
 		sim_reset_results(&ctx.sm);
 		free(ctx.sm.f);
 		free(ctx.sm.heap);
