@@ -966,7 +966,8 @@ void dev_run(struct sim *sm, struct dev_run *dr, const struct sim_dev *model,
 		}
 		if (c->tick && sm->now >= next_trace) {
 			c->tick(sm, dr);
-			next_trace += c->tick_ns;
+			while (next_trace <= sm->now)
+				next_trace += c->tick_ns;
 		}
 		if (c->window_ns && sm->warm_ns == UINT64_MAX)
 			dev_window(sm, dr);
