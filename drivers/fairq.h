@@ -129,6 +129,11 @@ struct fairq_dev {
 	 */
 	bool pass;
 	bool pass_used;			/* a bio passed since pass was set */
+	/*
+	 * the core was last told of passed bios below (fairq_pass_sync(),
+	 * fd->lock): the last slot to come back tells it they are gone
+	 */
+	bool pass_told;
 	unsigned int pass_depth;	/* slots at most while pass is set */
 	unsigned long sync_jiffies;	/* last sync bio seen (fairq_pass_get()) */
 	bool wb_yield;			/* writeback=yield: set with the tunable */
@@ -154,7 +159,8 @@ struct fairq_dev {
 	struct bio_set split_bs;	/* async writes cut (fairq_cut_async()) */
 	struct workqueue_struct *wq;
 	struct work_struct dispatch_work;
-	struct work_struct table_work;	/* grows the core's flow table */
+	/* resizes the core's flow table, frees its flows (system_unbound_wq) */
+	struct work_struct table_work;
 	struct hrtimer timer;
 	struct fairq_kobj *kobj;	/* /sys/block/NAME/fairq */
 	bool closing;			/* power-off started; disk->open_mutex */

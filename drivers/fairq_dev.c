@@ -235,6 +235,11 @@ int fairq_power_on(struct fairq_dev *fd, const char **why)
 	ret = bioset_init(&fd->split_bs, BIO_POOL_SIZE, 0, BIOSET_NEED_RESCUER);
 	if (ret)
 		goto out_bioset;
+	/*
+	 * Dispatch only: WQ_MEM_RECLAIM, so that I/O makes progress under
+	 * memory pressure.  The work that allocates the core's flow table
+	 * runs elsewhere (fairq_table_work()).
+	 */
 	fd->wq = alloc_workqueue("fairq_%s", WQ_MEM_RECLAIM | WQ_HIGHPRI, 0, fd->name);
 	if (!fd->wq) {
 		ret = -ENOMEM;

@@ -109,10 +109,13 @@ static void fairq_note_busy(struct fairq_dev *fd, unsigned int busy)
 static unsigned int fairq_pass_sync(struct fairq_dev *fd, bool seen, u64 now_ns)
 {
 	unsigned int taken = atomic_read(&fd->slots);
+	unsigned int passing = taken - min(taken, fd->nr_inflight);
 
 	lockdep_assert_held(&fd->lock);
 
-	fq_sched_pass(fd->fqs, taken - min(taken, fd->nr_inflight), seen, now_ns);
+	fq_sched_pass(fd->fqs, passing, seen, now_ns);
+	/* it counts them busy until told otherwise: fairq_pass_put() */
+	WRITE_ONCE(fd->pass_told, passing != 0);
 	return taken;
 }
 
@@ -159,11 +162,15 @@ static void fairq_pass_update(struct fairq_dev *fd, u64 now_ns)
 	smp_store_release(&fd->pass, true);
 }
 
-/* The core wants a bigger or smaller flow table: fairq_table_work(). */
+/*
+ * The core wants a bigger or smaller flow table, or has the flows of an
+ * idle device to free: fairq_table_work().
+ */
 static void fairq_table_check(struct fairq_dev *fd)
 {
-	if (unlikely(fq_sched_table_want(fd->fqs)))
-		queue_work(fd->wq, &fd->table_work);
+	if (unlikely(fq_sched_table_want(fd->fqs) ||
+		     fq_sched_reap_want(fd->fqs)))
+		queue_work(system_unbound_wq, &fd->table_work);
 }
 
 /*
@@ -371,18 +378,22 @@ static bool fairq_lower_failed(blk_status_t status)
 }
 
 /*
- * Give a passed bio's slot back.  While pass-through is on, that is all:
- * the core holds nothing the slot could go to.  Else the core counts the
- * slot as taken: tell it, and let what it queues use the slot.
+ * Give a passed bio's slot back.  While pass-through is on, that is all
+ * -- the core holds nothing the slot could go to -- unless it was the
+ * last slot and the core was told of passed bios below: it counts them
+ * busy, so it would never see the device go idle, reap its flows and
+ * let its table shrink while every later bio passes.  Else the core
+ * counts the slot as taken: tell it, and let what it queues use the slot.
  */
 static void fairq_pass_put(struct fairq_dev *fd)
 {
 	unsigned long flags;
+	int left;
 
-	atomic_dec(&fd->slots);
-	/* pairs with smp_mb() in fairq_pass_stop() */
-	smp_mb__after_atomic();
-	if (likely(READ_ONCE(fd->pass)))
+	/* fully ordered: pairs with smp_mb() in fairq_pass_stop() */
+	left = atomic_dec_return(&fd->slots);
+	if (likely(READ_ONCE(fd->pass)) &&
+	    likely(left || !READ_ONCE(fd->pass_told)))
 		return;
 	spin_lock_irqsave(&fd->lock, flags);
 	if (fd->running) {
@@ -852,20 +863,41 @@ void fairq_submit_bio(struct bio *bio)
 }
 
 /*
- * The core has more flows than its flow table has chains, or far fewer
- * (a burst of keys is over): allocate the table it wants here, where
- * sleeping is allowed, and install it under the lock (fq_sched.h).
- * NOIO: this allocation must not wait for writeback through this very
- * device.  On failure the old table stays, and the next bio queued or
- * completed asks again.
+ * Flows the core frees per hold of fd->lock in fairq_table_work(): a few
+ * microseconds with interrupts off, however many flows an idle device
+ * leaves.
+ */
+#define FAIRQ_REAP_BUDGET	64
+
+/*
+ * The device went idle: free the core's drained flows, FAIRQ_REAP_BUDGET
+ * at a time.  Then, the core has more flows than its flow table has
+ * chains, or far fewer (a burst of keys is over): allocate the table it
+ * wants here, where sleeping is allowed, and install it under the lock
+ * (fq_sched.h).  NOIO: this allocation must not wait for writeback
+ * through this very device.  On failure the old table stays, and the
+ * next bio queued or completed asks again.
+ *
+ * Queued on system_unbound_wq, not on fd->wq: that one is WQ_MEM_RECLAIM
+ * because dispatch must make progress under memory pressure, and a work
+ * item that allocates (and may wait for reclaim) there would hold up the
+ * dispatch work queued behind it on its rescuer.  Nothing waits for this
+ * one: until it runs, chains are only longer and freed flows only later.
  */
 static void fairq_table_work(struct work_struct *work)
 {
 	struct fairq_dev *fd = container_of(work, struct fairq_dev, table_work);
 	struct fq_table *t;
 	unsigned int noio;
+	bool more;
 	u32 bits;
 
+	do {
+		spin_lock_irq(&fd->lock);
+		more = fq_sched_reap(fd->fqs, FAIRQ_REAP_BUDGET);
+		spin_unlock_irq(&fd->lock);
+		cond_resched();
+	} while (more);
 	spin_lock_irq(&fd->lock);
 	bits = fq_sched_table_want(fd->fqs);
 	spin_unlock_irq(&fd->lock);

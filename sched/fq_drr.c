@@ -148,7 +148,17 @@ void fq_classq_init(struct fq_classq *cq)
 	fq_list_init(&cq->next);
 	for (i = 0; i < FQ_IDLE_WHEEL; i++)
 		fq_list_init(&cq->idle[i]);
-	fq_list_init(&cq->later);
+	for (i = 0; i < FQ_LATER_WHEEL; i++) {
+		fq_list_init(&cq->later[i]);
+		cq->later_n[i] = 0;
+	}
+	for (i = 0; i < FQ_LATER_WHEEL / 64; i++)
+		cq->later_map[i] = 0;
+	fq_list_init(&cq->far);
+	fq_list_init(&cq->far_done);
+	fq_list_init(&cq->refile);
+	cq->nr_later = 0;
+	cq->nr_far = 0;
 	fq_list_init(&cq->boost);
 	cq->boost_tokens = 0;
 	cq->nr_busy = 0;
@@ -174,6 +184,147 @@ static void fq_drr_settle(struct fq_sched *fqs, struct fq_flow *fqf)
 	fqf->round += (u32)k;
 }
 
+/*
+ * The debtors' lists (fq_internal.h): later[] by round up to
+ * FQ_LATER_WHEEL - 1 rounds ahead, far beyond.  later_n[] counts the
+ * flows of each list and later_map[] has a bit set for each list that
+ * has any, so that a new round takes its list whole and the class finds
+ * the earliest round by a few words, never by a walk.
+ */
+static u32 fq_later_bucket(u32 round)
+{
+	return round & (FQ_LATER_WHEEL - 1);
+}
+
+/* Index of the lowest bit set in @x != 0 (de Bruijn: no libgcc, no loop). */
+static u32 fq_ctz64(u64 x)
+{
+	static const u8 pos[64] = {
+		0, 1, 2, 53, 3, 7, 54, 27, 4, 38, 41, 8, 34, 55, 48, 28,
+		62, 5, 39, 46, 44, 42, 22, 9, 24, 35, 59, 56, 49, 18, 29, 11,
+		63, 52, 6, 26, 37, 40, 33, 47, 61, 45, 43, 21, 23, 58, 17, 10,
+		51, 25, 36, 32, 60, 20, 57, 16, 50, 31, 19, 15, 30, 14, 13, 12,
+	};
+
+	return pos[((x & (~x + 1)) * 0x022fdd63cc95386dull) >> 58];
+}
+
+/*
+ * How many rounds from @round on, at most @span, to the first one whose
+ * list of later[] has flows (@span: none).
+ */
+static u32 fq_later_next(struct fq_sched *fqs, const struct fq_classq *cq,
+			 u32 round, u32 span)
+{
+	u32 off = 0, b;
+	u64 bits;
+
+	while (off < span) {
+		fqs->pick_steps++;
+		b = fq_later_bucket(round + off);
+		bits = cq->later_map[b / 64] >> (b % 64);
+		if (bits) {
+			off += fq_ctz64(bits);
+			break;
+		}
+		off += 64 - b % 64;
+	}
+	return off < span ? off : span;
+}
+
+static void fq_later_file(struct fq_classq *cq, struct fq_flow *fqf)
+{
+	u32 b = fq_later_bucket(fqf->round);
+
+	fq_list_add_tail(&fqf->link, &cq->later[b]);
+	cq->later_n[b]++;
+	cq->later_map[b / 64] |= 1ull << (b % 64);
+	fqf->later_far = false;
+}
+
+/* The flows of later[@b] are gone: the caller took the list whole. */
+static void fq_later_took(struct fq_classq *cq, u32 b)
+{
+	cq->nr_later -= cq->later_n[b];
+	cq->later_n[b] = 0;
+	cq->later_map[b / 64] &= ~(1ull << (b % 64));
+}
+
+static void fq_later_add(struct fq_classq *cq, struct fq_flow *fqf)
+{
+	if (!cq->nr_later || fq_round_diff(fqf->round, cq->later_min) < 0)
+		cq->later_min = fqf->round;
+	cq->nr_later++;
+	if (fq_round_diff(fqf->round, cq->round) < FQ_LATER_WHEEL) {
+		fq_later_file(cq, fqf);
+		return;
+	}
+	if (!cq->nr_far || fq_round_diff(fqf->round, cq->far_min) < 0)
+		cq->far_min = fqf->round;
+	if (fq_list_empty(&cq->far_done) ||
+	    fq_round_diff(fqf->round, cq->far_done_min) < 0)
+		cq->far_done_min = fqf->round;
+	cq->nr_far++;
+	fq_list_add_tail(&fqf->link, &cq->far_done);
+	fqf->later_far = true;
+}
+
+/* Whether @fqf is on its class's later[] or far (credited after next). */
+bool fq_flow_on_later(const struct fq_sched *fqs, const struct fq_flow *fqf)
+{
+	return fqf->where == FQ_FW_BUSY &&
+	       fq_round_diff(fqf->round, fqs->cq[fqf->ci].round) >= 2;
+}
+
+/* @fqf leaves later[] or far: the caller takes its link off. */
+void fq_later_leave(struct fq_classq *cq, const struct fq_flow *fqf)
+{
+	u32 b = fq_later_bucket(fqf->round);
+
+	cq->nr_later--;
+	if (fqf->later_far) {
+		cq->nr_far--;
+		return;
+	}
+	if (!--cq->later_n[b])
+		cq->later_map[b / 64] &= ~(1ull << (b % 64));
+}
+
+/*
+ * One step through far: the next flow not looked at in this pass goes
+ * to later[] if it is near enough, else to far_done; at the end of a
+ * pass far_min is the earliest round left.  False when far is empty.
+ * A class files FQ_CHORE_STEPS at every pick, so a pass over F debtors
+ * takes F / FQ_CHORE_STEPS picks, and a debtor near enough is filed
+ * before its round comes (FQ_LATER_WHEEL - 2 rounds from then) unless
+ * the class skips rounds faster than that.
+ */
+static bool fq_far_step(struct fq_sched *fqs, struct fq_classq *cq)
+{
+	struct fq_flow *fqf;
+
+	if (!cq->nr_far)
+		return false;
+	fqs->pick_steps++;
+	if (fq_list_empty(&cq->far)) {
+		cq->far_min = cq->far_done_min;
+		fq_list_splice_tail(&cq->far_done, &cq->far);
+		return true;
+	}
+	fqf = fq_entry(cq->far.next, struct fq_flow, link);
+	fq_list_del(&fqf->link);
+	if (fq_round_diff(fqf->round, cq->round) < FQ_LATER_WHEEL) {
+		cq->nr_far--;
+		fq_later_file(cq, fqf);
+		return true;
+	}
+	if (fq_list_empty(&cq->far_done) ||
+	    fq_round_diff(fqf->round, cq->far_done_min) < 0)
+		cq->far_done_min = fqf->round;
+	fq_list_add_tail(&fqf->link, &cq->far_done);
+	return true;
+}
+
 /* Put a busy @fqf credited for a future round on that round's list. */
 static void fq_drr_queue_ahead(struct fq_classq *cq, struct fq_flow *fqf,
 			       bool head)
@@ -187,41 +338,38 @@ static void fq_drr_queue_ahead(struct fq_classq *cq, struct fq_flow *fqf,
 			fq_list_add_tail(&fqf->link, &cq->next);
 		return;
 	}
-	if (fq_list_empty(&cq->later) ||
-	    fq_round_diff(fqf->round, cq->later_min) < 0)
-		cq->later_min = fqf->round;
-	fq_list_add_tail(&fqf->link, &cq->later);
+	fq_later_add(cq, fqf);
 }
 
 /*
- * Debtors credited for round @upto or earlier leave cq->later for @to
- * (the current or next round's list).  One pass over the debtors, and
- * only when one of them is due (cq->later_min says so).
+ * A new round: debtors credited for it (after a skip) join the current
+ * round, those credited for the next one the next; each a list taken
+ * whole.  Far debtors due by then were filed into later[] before; should
+ * the pass over far lag (the class skipped rounds faster), it is
+ * finished here first.  Then later_min is the earliest round left: the
+ * first list of later[] with flows, or far's bound if earlier.  Only
+ * when a debtor is due (cq->later_min says so).
  */
-static void fq_classq_later_due(struct fq_sched *fqs, struct fq_classq *cq,
-				u32 upto, struct fq_node *to)
+static void fq_classq_later_due(struct fq_sched *fqs, struct fq_classq *cq)
 {
-	struct fq_node *n, *nn;
-	struct fq_flow *fqf;
-	bool any = false;
+	u32 b, j;
 
-	if (fq_list_empty(&cq->later) ||
-	    fq_round_diff(cq->later_min, upto) > 0)
+	if (!cq->nr_later || fq_round_diff(cq->later_min, cq->round + 1) > 0)
 		return;
-	for (n = cq->later.next; n != &cq->later; n = nn) {
-		nn = n->next;
-		fqf = fq_entry(n, struct fq_flow, link);
-		fqs->pick_steps++;
-		if (fq_round_diff(fqf->round, upto) <= 0) {
-			fqf->round = upto;
-			fq_list_del(&fqf->link);
-			fq_list_add_tail(&fqf->link, to);
-		} else if (!any ||
-			   fq_round_diff(fqf->round, cq->later_min) < 0) {
-			cq->later_min = fqf->round;
-			any = true;
-		}
+	while (cq->nr_far && fq_round_diff(cq->far_min, cq->round + 1) <= 0)
+		fq_far_step(fqs, cq);
+	for (j = 0; j < 2; j++) {
+		b = fq_later_bucket(cq->round + j);
+		fq_list_splice_tail(&cq->later[b], j ? &cq->next : &cq->cur);
+		fq_later_took(cq, b);
 	}
+	if (!cq->nr_later)
+		return;
+	j = 2 + fq_later_next(fqs, cq, cq->round + 2, FQ_LATER_WHEEL - 2);
+	cq->later_min = cq->round + j;
+	if (cq->nr_far && (j == FQ_LATER_WHEEL ||
+			   fq_round_diff(cq->far_min, cq->later_min) < 0))
+		cq->later_min = cq->far_min;
 }
 
 /*
@@ -388,6 +536,8 @@ void fq_drr_charge(struct fq_sched *fqs, struct fq_flow *fqf,
 	if (fqf->deficit > 0)
 		return;
 	fqf->flags &= ~FQ_FF_PACED;
+	if (fq_flow_on_later(fqs, fqf))		/* an expired request */
+		fq_later_leave(cq, fqf);
 	fq_drr_settle(fqs, fqf);
 	if (fqf->where == FQ_FW_BUSY) {
 		fq_list_del(&fqf->link);
@@ -433,33 +583,59 @@ bool fq_drr_behind(const struct fq_sched *fqs, const struct fq_flow *fqf)
 	const struct fq_classq *cq = &fqs->cq[fqf->ci];
 
 	if (fqf->ci >= FQ_PRIO_COUNT || !fq_list_empty(&cq->cur) ||
-	    !fq_list_empty(&cq->next) || fq_list_empty(&cq->later))
+	    !fq_list_empty(&cq->next) || !cq->nr_later)
 		return false;
 	return fq_round_diff(cq->later_min, fqf->round) > 0;
 }
 
-/* The drained flows on @idle are kept (filed again) or freed anew. */
-static void fq_classq_refile_idle(struct fq_sched *fqs, struct fq_node *idle)
+/*
+ * The drained flows on @idle are to be kept (filed again) or freed anew:
+ * they join cq->refile, which fq_refile_step() works through.
+ */
+static void fq_classq_refile_idle(struct fq_classq *cq, struct fq_node *idle)
 {
-	struct fq_node todo;
+	fq_list_splice_tail(idle, &cq->refile);
+}
+
+/*
+ * One flow of cq->refile kept or freed; false when there is none.  A
+ * flow waiting there is still idle and found by its key; if its claim
+ * went stale meanwhile it is dead (fq_flow_dead()), freed when found.
+ */
+static bool fq_refile_step(struct fq_sched *fqs, struct fq_classq *cq)
+{
 	struct fq_flow *fqf;
 
-	fq_list_init(&todo);
-	fq_list_splice_tail(idle, &todo);
-	while (!fq_list_empty(&todo)) {
-		fqf = fq_entry(todo.next, struct fq_flow, link);
-		fq_flow_unlink(fqs, fqf);
-		fq_flow_release(fqs, fqf);
-	}
+	if (fq_list_empty(&cq->refile))
+		return false;
+	fqs->pick_steps++;
+	fqf = fq_entry(cq->refile.next, struct fq_flow, link);
+	fq_flow_unlink(fqs, fqf);
+	fq_flow_release(fqs, fqf);
+	return true;
 }
 
 /*
  * The class entered a new round: claims two rounds old go, flows parked
  * on that list (credited further ahead than the wheel) are filed again.
  */
-static void fq_classq_age_idle(struct fq_sched *fqs, struct fq_classq *cq)
+static void fq_classq_age_idle(struct fq_classq *cq)
 {
-	fq_classq_refile_idle(fqs, &cq->idle[fq_idle_bucket(cq->round - 2)]);
+	fq_classq_refile_idle(cq, &cq->idle[fq_idle_bucket(cq->round - 2)]);
+}
+
+/*
+ * The class's share of the work carried over: FQ_CHORE_STEPS of far
+ * debtors to file and of idle flows to file again or free.
+ */
+static void fq_classq_chores(struct fq_sched *fqs, struct fq_classq *cq)
+{
+	u32 i;
+
+	for (i = 0; i < FQ_CHORE_STEPS && fq_far_step(fqs, cq); i++)
+		;
+	for (i = 0; i < FQ_CHORE_STEPS && fq_refile_step(fqs, cq); i++)
+		;
 }
 
 /*
@@ -474,24 +650,23 @@ static void fq_classq_next_round(struct fq_sched *fqs, struct fq_classq *cq)
 	s32 skip = 0;
 	u32 i;
 
-	if (fq_list_empty(&cq->next) && !fq_list_empty(&cq->later))
+	if (fq_list_empty(&cq->next) && cq->nr_later)
 		skip = fq_round_diff(cq->later_min, cq->round + 1);
 	for (i = 0; (s32)i < skip && i < FQ_IDLE_WHEEL; i++) {
 		cq->round++;
-		fq_classq_age_idle(fqs, cq);
+		fq_classq_age_idle(cq);
 	}
 	if (skip > (s32)i) {
 		cq->round += (u32)skip - i;
 		for (i = 0; i < FQ_IDLE_WHEEL; i++)
-			fq_classq_refile_idle(fqs, &cq->idle[i]);
+			fq_classq_refile_idle(cq, &cq->idle[i]);
 	}
 	cq->round++;
 	cq->round_work = 0;
-	fq_classq_age_idle(fqs, cq);
+	fq_classq_age_idle(cq);
 	fq_list_splice_tail(&cq->next, &cq->cur);
 	/* debtors credited for this round (after a skip) or the next one */
-	fq_classq_later_due(fqs, cq, cq->round, &cq->cur);
-	fq_classq_later_due(fqs, cq, cq->round + 1, &cq->next);
+	fq_classq_later_due(fqs, cq);
 }
 
 /*
@@ -569,6 +744,7 @@ static struct fq_req *fq_classq_pick(struct fq_sched *fqs,
 	struct fq_req *rq;
 	u32 later_min;
 
+	fq_classq_chores(fqs, cq);
 	/* a boosted flow (fq_boost.c) first, else by round and turn */
 	fqf = fq_boost_first(fqs, cq);
 	boosted = fqf != NULL;
@@ -594,7 +770,7 @@ static struct fq_req *fq_classq_pick(struct fq_sched *fqs,
 	fqf->nr_queued--;
 	fq_flow_head_update(fqs, fqf);
 	later_min = cq->later_min;
-	later_was_empty = fq_list_empty(&cq->later);
+	later_was_empty = !cq->nr_later;
 	if (boosted) {
 		fq_boost_spend(fqs, cq, fqf, fq_cost(fqs, rq));
 	} else {

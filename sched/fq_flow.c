@@ -58,7 +58,8 @@ static struct fq_flow **fq_table_slot(const struct fq_sched *fqs,
 			 ((1ull << t->bits) - 1)];
 }
 
-struct fq_flow *fq_table_find(struct fq_sched *fqs, u64 key)
+/* The flow of @key in the table, dead or not, or NULL. */
+struct fq_flow *fq_table_lookup(const struct fq_sched *fqs, u64 key)
 {
 	struct fq_flow *fqf;
 
@@ -66,6 +67,22 @@ struct fq_flow *fq_table_find(struct fq_sched *fqs, u64 key)
 		if (fqf->key == key)
 			return fqf;
 	return NULL;
+}
+
+/*
+ * The flow of @key, or NULL.  A dead one (fq_flow_dead()) is freed here,
+ * as it would have been when its time came, and its key has no flow.
+ */
+struct fq_flow *fq_table_find(struct fq_sched *fqs, u64 key)
+{
+	struct fq_flow *fqf = fq_table_lookup(fqs, key);
+
+	if (fqf && unlikely(fq_flow_dead(fqs, fqf))) {
+		fq_flow_unlink(fqs, fqf);
+		fq_flow_free(fqs, fqf);
+		return NULL;
+	}
+	return fqf;
 }
 
 void fq_table_add(struct fq_sched *fqs, struct fq_flow *fqf)
@@ -260,6 +277,8 @@ void fq_flow_head_restart(struct fq_sched *fqs, struct fq_flow *fqf,
 void fq_flow_unlink(struct fq_sched *fqs, struct fq_flow *fqf)
 {
 	if (fqf->where == FQ_FW_BUSY) {
+		if (fq_flow_on_later(fqs, fqf))
+			fq_later_leave(&fqs->cq[fqf->ci], fqf);
 		fq_list_del(&fqf->link);
 		fq_list_del(&fqf->boost_link);
 		fqs->cq[fqf->ci].nr_busy--;
@@ -384,14 +403,31 @@ static void fq_flow_release_now(struct fq_sched *fqs, struct fq_flow *fqf)
 
 /*
  * Free the drained flow that only keeps the oldest claim (or the nearest
- * debt) of the lowest class; false if none.
+ * debt) of the lowest class; false if none.  A dead flow goes first: its
+ * time came already.
  */
 static bool fq_flow_reclaim(struct fq_sched *fqs)
 {
+	struct fq_flow *fqf;
 	struct fq_node *idle;
 	u32 i;
 	int ci;
 
+	if (!fq_list_empty(&fqs->reap)) {
+		fq_flow_release_now(fqs, fq_entry(fqs->reap.next,
+						  struct fq_flow, link));
+		return true;
+	}
+	for (ci = FQ_PRIO_COUNT - 1; ci >= 0; ci--) {
+		idle = &fqs->cq[ci].refile;
+		if (fq_list_empty(idle))
+			continue;
+		fqf = fq_entry(idle->next, struct fq_flow, link);
+		if (fq_flow_dead(fqs, fqf)) {
+			fq_flow_release_now(fqs, fqf);
+			return true;
+		}
+	}
 	for (ci = FQ_PRIO_COUNT - 1; ci >= 0; ci--) {
 		for (i = 0; i < FQ_IDLE_WHEEL; i++) {
 			idle = &fqs->cq[ci].idle[fq_idle_bucket(fqs->cq[ci].round
@@ -441,7 +477,8 @@ struct fq_flow *fq_flow_new(struct fq_sched *fqs, u64 key, u8 flags)
 	}
 	*fqf = (struct fq_flow){ .key = key, .flags = flags,
 				 .where = FQ_FW_NONE, .ci = FQ_PRIO_COUNT,
-				 .weight = FQ_WEIGHT_BASE };
+				 .weight = FQ_WEIGHT_BASE,
+				 .reap_gen = fqs->reap_gen };
 	fq_list_init(&fqf->queue);
 	fq_list_init(&fqf->link);
 	fq_list_init(&fqf->boost_link);
@@ -514,26 +551,55 @@ void fq_flow_maybe_release(struct fq_sched *fqs, struct fq_flow *fqf)
 }
 
 /*
+ * Whether @fqf is dead: a drained flow whose time came, not freed yet --
+ * on the reap list (its reap_gen is behind), or on its class's refile
+ * list with a claim gone stale.  Such a flow is found by its key no
+ * more: fq_table_find() frees it, and the key starts afresh (with what
+ * the flow memory kept), as it would have had the flow been freed then.
+ */
+bool fq_flow_dead(const struct fq_sched *fqs, const struct fq_flow *fqf)
+{
+	return fqf->where == FQ_FW_IDLE &&
+	       (fqf->reap_gen != fqs->reap_gen ||
+		fq_round_diff(fqf->round, fqs->cq[fqf->ci].round) < -1);
+}
+
+/*
  * fq_flows_reap - the device went idle: claims protect nobody any more,
  * so every drained flow goes back to the pool ("freed when drained").
+ * Here they only move, list by list, to the reap list, dead from now
+ * on: fq_sched_reap() frees them, outside the completion that found the
+ * device idle, and the core's own calls FQ_CHORE_STEPS at a time.
  */
 void fq_flows_reap(struct fq_sched *fqs)
 {
 	struct fq_flow *antic = fqs->antic;
-	struct fq_node *idle;
+	struct fq_classq *cq;
 	u32 ci, i;
 
 	fqs->antic = NULL;
 	if (antic && antic->where == FQ_FW_NONE && fq_flow_idle(antic))
 		fq_flow_release(fqs, antic);
 	for (ci = 0; ci < FQ_PRIO_COUNT; ci++) {
-		for (i = 0; i < FQ_IDLE_WHEEL; i++) {
-			idle = &fqs->cq[ci].idle[i];
-			while (!fq_list_empty(idle))
-				fq_flow_release_now(fqs,
-					fq_entry(idle->next, struct fq_flow,
-						 link));
-		}
+		cq = &fqs->cq[ci];
+		for (i = 0; i < FQ_IDLE_WHEEL; i++)
+			fq_list_splice_tail(&cq->idle[i], &fqs->reap);
+		fq_list_splice_tail(&cq->refile, &fqs->reap);
 	}
+	fqs->reap_gen++;
 }
 
+bool fq_sched_reap_want(const struct fq_sched *fqs)
+{
+	return !fq_list_empty(&fqs->reap);
+}
+
+bool fq_sched_reap(struct fq_sched *fqs, u32 budget)
+{
+	while (budget-- && !fq_list_empty(&fqs->reap)) {
+		fqs->pick_steps++;
+		fq_flow_release_now(fqs, fq_entry(fqs->reap.next,
+						  struct fq_flow, link));
+	}
+	return !fq_list_empty(&fqs->reap);
+}

@@ -187,6 +187,7 @@ struct fq_flow {
 	struct fq_flow *hnext;	/* cfq hash chain / pool free list */
 	struct fq_node all;	/* on fqs->flows while taken from the pool */
 	u32 walk_gen;		/* stamp of the flows walk that last visited it */
+	u32 reap_gen;		/* fqs->reap_gen when it was taken from the pool */
 	u64 key;		/* flow key (sfq: bucket index) */
 	s64 deficit;		/* DRR credit [cost units, see fq_cost()] */
 	u64 antic_until;	/* anticipation deadline [ns], 0 = not set */
@@ -217,6 +218,7 @@ struct fq_flow {
 	u8 ttime_n;		/* think-time samples, saturating */
 	u8 seq_pct;		/* requests near where the last ended [%], average */
 	u8 inj_before;		/* others' requests sent between its last two */
+	u8 later_far;		/* a debtor on its class's far, not later[] */
 	u16 boost_reqs;		/* requests served by the boost (fq_boost.c) */
 	struct fq_counts c;	/* per-flow counters */
 };
@@ -227,10 +229,28 @@ struct fq_flow {
  * ended to FQ_IDLE_WHEEL - 2 rounds ahead: a claim, or a debt being paid)
  * and goes when its round is two behind; one credited further ahead is
  * parked on the list the wheel comes back to last and filed again then
- * (fq_flow_idle_slot(), fq_classq_age_idle()).
+ * (fq_flow_idle_slot(), fq_classq_age_idle()).  A list whose time has
+ * come is not walked there and then: it joins cq->refile, which the
+ * class works through FQ_CHORE_STEPS flows at a time (fq_drr.c).
+ *
+ * Debtors (busy, credited for a round after next) wait the same way, on
+ * later[r % FQ_LATER_WHEEL] while r is at most FQ_LATER_WHEEL - 1 rounds
+ * ahead, so that a new round takes its list whole; further ahead on
+ * far, which the class files into later[] FQ_CHORE_STEPS flows at a
+ * time, before any is due (fq_drr.c, fq_later_*()).  A debt is about
+ * flows / 320 rounds deep at the defaults and 100 us a request, so
+ * later[] holds the debtors of 65,536 such flows.
  */
 enum {
 	FQ_IDLE_WHEEL = 64,	/* a power of two */
+	FQ_LATER_WHEEL = 256,	/* a power of two, a multiple of 64 */
+	/*
+	 * Flows an operation moves at most, per list it works through a
+	 * bit at a time (far debtors, idle lists to file again, the flows
+	 * of an idle device to free): the work under the caller's lock
+	 * does not grow with the flows
+	 */
+	FQ_CHORE_STEPS = 16,
 };
 
 static inline u32 fq_idle_bucket(u32 round)
@@ -244,8 +264,21 @@ struct fq_classq {
 	struct fq_node next;	/* flows served up to their credit */
 	struct fq_node idle[FQ_IDLE_WHEEL];	/* drained flows by round */
 	/* busy flows credited for a round after next (paying a debt) */
-	struct fq_node later;
+	struct fq_node later[FQ_LATER_WHEEL];
+	u32 later_n[FQ_LATER_WHEEL];	/* flows on each */
+	u64 later_map[FQ_LATER_WHEEL / 64];	/* which have any */
+	/*
+	 * ... further ahead: far, filed into later[] a few at a time (those
+	 * on far_done were looked at in this pass of far)
+	 */
+	struct fq_node far, far_done;
+	u32 nr_later;		/* flows on later[], far and far_done */
+	u32 nr_far;		/* on far and far_done */
+	u32 far_min;		/* no flow on far or far_done is due before */
+	u32 far_done_min;	/* the earliest round on far_done */
 	u32 later_min;		/* the earliest round of a flow on later */
+	/* drained flows whose idle list's time came, to free or file again */
+	struct fq_node refile;
 	u32 round;		/* round number, wraps */
 	/* boosted busy flows (fq_boost.c), served first while tokens > 0 */
 	struct fq_node boost;
@@ -320,6 +353,13 @@ struct fq_sched {
 	struct fq_node flows;
 	u32 walk_gen;		/* stamp of the latest flows walk (fq_stats.c) */
 	struct fq_flow overflow;	/* shared at max_flows, or with no memory */
+	/*
+	 * The drained flows of a device that went idle, not freed yet: dead
+	 * (fq_flow_dead()), freed FQ_CHORE_STEPS at a time by the core's
+	 * calls and by fq_sched_reap(); their reap_gen is behind.
+	 */
+	struct fq_node reap;
+	u32 reap_gen;
 
 	/* scheduling state */
 	struct fq_classq cq[FQ_PRIO_COUNT];
@@ -379,7 +419,7 @@ struct fq_sched {
 	bool nonidle_seen;	/* nonidle_ns is valid */
 	u32 nonidle_busy;	/* RT/BE requests queued or in flight */
 	u64 nonidle_ns;		/* last time RT/BE work existed [ns] */
-	u64 pick_steps;		/* flows looked at by the pick (tests) */
+	u64 pick_steps;		/* list steps under the lock, all kinds (tests) */
 	struct fq_flow_mem mem[FQ_MEM_SLOTS];
 
 	/* sfq hashing */
@@ -510,6 +550,7 @@ struct fq_req *fq_oldest(struct fq_sched *fqs);
 size_t fq_flows_mem(const struct fq_sched *fqs);
 void fq_flows_destroy(struct fq_sched *fqs);
 void fq_flows_trim(struct fq_sched *fqs);
+struct fq_flow *fq_table_lookup(const struct fq_sched *fqs, u64 key);
 struct fq_flow *fq_table_find(struct fq_sched *fqs, u64 key);
 void fq_table_add(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_table_del(struct fq_sched *fqs, struct fq_flow *fqf);
@@ -520,6 +561,7 @@ void fq_flow_unlink(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flow_release(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flow_maybe_release(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flows_reap(struct fq_sched *fqs);
+bool fq_flow_dead(const struct fq_sched *fqs, const struct fq_flow *fqf);
 void fq_flow_head_init(struct fq_flow *fqf);
 void fq_flow_head_update(struct fq_sched *fqs, struct fq_flow *fqf);
 void fq_flow_head_restart(struct fq_sched *fqs, struct fq_flow *fqf,
@@ -534,6 +576,8 @@ struct fq_flow *fq_cfq_find(struct fq_sched *fqs, const struct fq_req *rq);
 
 /* fq_drr.c: classes, rounds, anticipation, batches (cfq and sfq) */
 void fq_classq_init(struct fq_classq *cq);
+bool fq_flow_on_later(const struct fq_sched *fqs, const struct fq_flow *fqf);
+void fq_later_leave(struct fq_classq *cq, const struct fq_flow *fqf);
 void fq_drr_activate(struct fq_sched *fqs, struct fq_flow *fqf,
 		     const struct fq_req *rq);
 void fq_drr_charge(struct fq_sched *fqs, struct fq_flow *fqf,

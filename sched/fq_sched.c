@@ -130,6 +130,7 @@ struct fq_sched *fq_sched_create(const char *policy, u64 seed)
 		return NULL;
 	}
 	fq_list_init(&fqs->flows);
+	fq_list_init(&fqs->reap);
 	fq_overflow_init(fqs);
 	for (i = 0; i < FQ_PRIO_COUNT; i++)
 		fq_classq_init(&fqs->cq[i]);
@@ -217,6 +218,7 @@ u64 fq_charge_ns(const struct fq_sched *fqs, const struct fq_req *rq)
 
 void fq_sched_enqueue(struct fq_sched *fqs, struct fq_req *rq, u64 now_ns)
 {
+	fq_sched_reap(fqs, FQ_CHORE_STEPS);
 	fq_now(fqs, now_ns);
 	if (fqs->pol->tick)
 		fqs->pol->tick(fqs, now_ns);
@@ -419,6 +421,7 @@ struct fq_req *fq_sched_dispatch(struct fq_sched *fqs, u64 now_ns)
 {
 	struct fq_req *rq;
 
+	fq_sched_reap(fqs, FQ_CHORE_STEPS);
 	fq_now(fqs, now_ns);
 	if (fqs->pol->tick)
 		fqs->pol->tick(fqs, now_ns);
@@ -463,6 +466,7 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 
 	if (WARN_ON_ONCE(rq->state != FQ_RS_INFLIGHT || !fqf))
 		return;
+	fq_sched_reap(fqs, FQ_CHORE_STEPS);
 	/*
 	 * Both models learn only from saturated stretches.  The cost model
 	 * counts completions that found the depth full at the last dispatch
@@ -522,8 +526,10 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 	fq_boost_complete(fqs, fqf, rq, svc);
 	fq_flow_maybe_release(fqs, fqf);
 	/* passed bios below keep the device busy: not idle yet */
-	if (!fqs->queued && !fq_busy(fqs))
+	if (!fqs->queued && !fq_busy(fqs)) {
 		fq_flows_reap(fqs);
+		fq_sched_reap(fqs, FQ_CHORE_STEPS);
+	}
 }
 
 struct fq_req *fq_sched_drain(struct fq_sched *fqs)

@@ -166,7 +166,8 @@ struct fq_stats {
 	/*
 	 * flows (or sfq buckets) taken from the pool now, including drained
 	 * ones kept for their round robin turn until the round ends or the
-	 * device goes idle
+	 * device goes idle, and those of an idle device not freed yet
+	 * (fq_sched_reap())
 	 */
 	u32 flows;
 	u32 flows_max;		/* flows that may exist at once (max_flows) */
@@ -479,5 +480,25 @@ struct fq_table *fq_sched_table_alloc(u32 bits);
 struct fq_table *fq_sched_table_swap(struct fq_sched *fqs, struct fq_table *t);
 void fq_sched_table_free(struct fq_table *t);
 int fq_sched_table_resize(struct fq_sched *fqs);
+
+/*
+ * Reaping: when the device goes idle (fq_sched_complete(),
+ * fq_sched_pass()) its drained flows are due back to the pool.  The
+ * core only sets them aside then, in a number of steps that does not
+ * grow with the flows, since that completion may run in hard interrupt
+ * context; they are dead from then on (found by key no more).  Freeing
+ * them is the caller's, from a context where that may take a while:
+ *
+ *	if (fq_sched_reap_want(fqs))		(under the lock, after a call)
+ *		... schedule a work item, which repeats, lock by lock:
+ *	more = fq_sched_reap(fqs, budget);	(under the lock)
+ *
+ * fq_sched_reap() frees at most @budget flows and returns whether more
+ * are left.  The core's own enqueue and dispatch free a few too
+ * (FQ_CHORE_STEPS), so a caller that never reaps still gets them back
+ * as it goes on.
+ */
+bool fq_sched_reap_want(const struct fq_sched *fqs);
+bool fq_sched_reap(struct fq_sched *fqs, u32 budget);
 
 #endif /* FQ_SCHED_H */

@@ -122,7 +122,8 @@ bool fq_sched_flows_step(struct fq_sched *fqs, struct fq_flows_walk *w,
 		fqf->walk_gen = w->gen;
 		fq_list_del(n);
 		fq_list_add_tail(n, &fqs->flows);
-		fq_info_insert(fqf, w->out, &w->n, w->max);
+		if (!fq_flow_dead(fqs, fqf))	/* gone, memory not yet freed */
+			fq_info_insert(fqf, w->out, &w->n, w->max);
 		w->visited++;
 	}
 	if (!budget)

@@ -59,6 +59,7 @@ static void fq_rebuild_flows(struct fq_sched *fqs)
 		fq_flow_unmap(fqs, fqf);
 		fqf->flags |= FQ_FF_ORPHAN;
 	}
+	fq_list_init(&fqs->reap);	/* its flows were freed above */
 	fq_rebuild_reset(&fqs->overflow);
 	fqs->overflow.ci = FQ_PRIO_COUNT;
 	for (i = 0; i < FQ_PRIO_COUNT; i++) {

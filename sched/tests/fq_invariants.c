@@ -89,7 +89,8 @@ static void check_classes(struct fq_sched *fqs)
 	struct fq_classq *cq;
 	struct fq_flow *f;
 	struct fq_node *n;
-	unsigned int ci, busy, i;
+	unsigned int ci, busy, i, j, len, later, far;
+	struct fq_node *h;
 
 	for (ci = 0; ci < FQ_PRIO_COUNT; ci++) {
 		cq = &fqs->cq[ci];
@@ -106,15 +107,55 @@ static void check_classes(struct fq_sched *fqs)
 			INV(f->round == cq->round + 1);
 			busy++;
 		}
-		/* debtors: credited for a round after next, none due unseen */
-		for (n = cq->later.next; n != &cq->later; n = n->next) {
-			f = fq_entry(n, struct fq_flow, link);
-			INV(f->where == FQ_FW_BUSY && f->ci == ci);
-			INV(fq_round_diff(f->round, cq->round) >= 2);
-			INV(fq_round_diff(f->round, cq->later_min) >= 0);
-			busy++;
+		/*
+		 * debtors: credited for a round after next, none due unseen;
+		 * on the list of their round while near, else on far
+		 */
+		later = 0;
+		for (i = 0; i < FQ_LATER_WHEEL; i++) {
+			len = 0;
+			for (n = cq->later[i].next; n != &cq->later[i];
+			     n = n->next) {
+				f = fq_entry(n, struct fq_flow, link);
+				INV(f->where == FQ_FW_BUSY && f->ci == ci);
+				INV(fq_round_diff(f->round, cq->round) >= 2);
+				INV(fq_round_diff(f->round, cq->round) <
+				    FQ_LATER_WHEEL);
+				INV((f->round & (FQ_LATER_WHEEL - 1)) == i);
+				INV(!f->later_far);
+				INV(fq_round_diff(f->round, cq->later_min) >= 0);
+				len++;
+			}
+			INV(len == cq->later_n[i]);
+			INV(!len == !(cq->later_map[i / 64] &
+				      (1ull << (i % 64))));
+			later += len;
 		}
+		far = 0;
+		for (j = 0; j < 2; j++) {
+			h = j ? &cq->far_done : &cq->far;
+			for (n = h->next; n != h; n = n->next) {
+				f = fq_entry(n, struct fq_flow, link);
+				INV(f->where == FQ_FW_BUSY && f->ci == ci);
+				INV(fq_round_diff(f->round, cq->round) >= 2);
+				INV(f->later_far);
+				INV(fq_round_diff(f->round, cq->later_min) >= 0);
+				INV(fq_round_diff(f->round, cq->far_min) >= 0);
+				INV(!j || fq_round_diff(f->round,
+							cq->far_done_min) >= 0);
+				far++;
+			}
+		}
+		INV(far == cq->nr_far);
+		INV(later + far == cq->nr_later);
+		busy += later + far;
 		INV(busy == cq->nr_busy);
+		/* idle flows to file again or free: drained, of this class */
+		for (n = cq->refile.next; n != &cq->refile; n = n->next) {
+			f = fq_entry(n, struct fq_flow, link);
+			INV(f->where == FQ_FW_IDLE && f->ci == ci);
+			INV(f->reap_gen == fqs->reap_gen);
+		}
 		/* boosted (fq_boost.c): busy flows of the BE class, queued */
 		i = 0;
 		for (n = cq->boost.next; n != &cq->boost; n = n->next) {
@@ -212,7 +253,7 @@ int fq_check_invariants(struct fq_sched *fqs)
 		check_flow(fqs, f, &batch, &inflight);
 		queued += f->nr_queued + f->nr_batch;
 		if (f->flags & FQ_FF_MAPPED) {
-			INV(fq_table_find(fqs, f->key) == f);
+			INV(fq_table_lookup(fqs, f->key) == f);
 			mapped++;
 		}
 		if (f->flags & FQ_FF_BUCKET)
@@ -235,6 +276,12 @@ int fq_check_invariants(struct fq_sched *fqs)
 	INV(queued == fqs->queued);
 	INV(!fqs->antic || fqs->antic->where != FQ_FW_FREE);
 	INV(list_len(&fqs->batch) == fqs->nr_batch);
+	/* the reap list: drained flows of before the latest reap, dead */
+	for (n = fqs->reap.next; n != &fqs->reap; n = n->next) {
+		f = fq_entry(n, struct fq_flow, link);
+		INV(f->where == FQ_FW_IDLE && f->reap_gen != fqs->reap_gen);
+		INV(fq_flow_dead(fqs, f));
+	}
 	check_classes(fqs);
 	check_heads(fqs);
 	check_requests(fqs);

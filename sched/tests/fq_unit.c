@@ -84,6 +84,9 @@ void th_done(struct fq_req *rq, int status)
 		}
 	}
 	fq_sched_complete(th.s, rq, status, th.now);
+	/* the caller's work item frees the flows of an idle device */
+	while (fq_sched_reap(th.s, 64))
+		;
 }
 
 /* Whether @rq was dispatched and has not completed. */

@@ -2,7 +2,8 @@
 /*
  * fq_unit_turns.c - cfq's rounds over time: a new flow joins the next
  * round, a returning one starts in the current one, credit is never
- * banked, a debt survives a reap and costs no loop, drained debtors keep
+ * banked, a debt survives a reap and the work under the lock does not
+ * grow with the debtors, drained debtors keep
  * their flows, and a round's credit is bounded under many flows.
  */
 #include "fq_unit.h"
@@ -103,7 +104,9 @@ static void t_no_banking(void)
  * requests in bytes mode (200 rounds of credit per request) with
  * weights 1..4; the pick looks at O(flows) entries at most, not at
  * rounds x flows (a loop over the rounds owed: about 25,600 per
- * dispatch).
+ * dispatch).  Credited 6,400 rounds ahead and more, every debtor is
+ * beyond the wheel of later[] (fq_internal.h): with nobody nearer the
+ * class takes its next round from one pass over them, O(flows).
  */
 static void t_debt_loop_bounded(void)
 {
@@ -132,6 +135,171 @@ static void t_debt_loop_bounded(void)
 	}
 	CHECK(worst <= 2 * 128 + 8);
 	th_free();
+}
+
+/* The worst list steps of one call, by kind (debt_steps()). */
+struct debt_steps {
+	u64 enq, disp, done, reap, work;
+	u32 freed;		/* flows one completion gave back, at most */
+	u32 ahead;		/* the most rounds a debtor was credited ahead */
+};
+
+static void debt_note(u64 *worst, u64 before)
+{
+	u64 n = th.s->pick_steps - before;
+
+	if (n > *worst)
+		*worst = n;
+}
+
+/*
+ * @nf readers at queue depth 1, 4 KiB each, at the defaults but depth 4
+ * (fairness=time, quantum_us 1000), a completion every 100 us: past
+ * FQ_ROUND_FLOWS busy flows a turn's credit is below a request's cost,
+ * so every request leaves its flow in debt, up to about nf / 320 rounds
+ * ahead (beyond the wheel of FQ_IDLE_WHEEL rounds from about 20,000
+ * flows).  One flow in eight thinks for 2 ms after each completion: the
+ * idle lists hold drained debtors all along.  The list steps
+ * (fqs->pick_steps) of every enqueue, dispatch call and completion are
+ * counted after the first @nf completions, for 4 x @nf more; then every
+ * flow stops, the device goes idle and its flows are reaped (the
+ * caller's work item: fq_sched_reap() by 64).
+ */
+static void debt_steps(u32 nf, struct debt_steps *w)
+{
+	struct fq_req *r = calloc(nf, sizeof(*r));
+	struct fq_req **below = calloc(4, sizeof(*below));
+	u32 *think = calloc(nf, sizeof(*think));
+	u64 *wake = calloc(nf, sizeof(*wake));
+	u32 i, nb = 0, th_head = 0, th_tail = 0, done = 0, k;
+	bool stop = false, measure;
+	struct fq_req *rq;
+	u32 flows;
+	u64 before;
+
+	memset(w, 0, sizeof(*w));
+	th_new_defaults("cfq");
+	th_set("depth", "4");
+	if (!r || !below || !think || !wake || !th.s)
+		goto out;
+	for (i = 0; i < nf; i++) {
+		r[i].key = 1000 + i;
+		r[i].bytes = 4096;
+		r[i].flags = SYNC;
+		r[i].sector = (u64)i * 8;
+		fq_sched_enqueue(th.s, &r[i], th.now);
+	}
+	for (;;) {
+		measure = done >= nf && !stop;
+		while (nb < 4) {
+			before = th.s->pick_steps;
+			rq = fq_sched_dispatch(th.s, th.now);
+			if (measure)
+				debt_note(&w->disp, before);
+			if (!rq)
+				break;
+			below[nb++] = rq;
+		}
+		if (!nb)
+			break;
+		th.now += 100 * US;
+		rq = below[0];
+		memmove(below, below + 1, --nb * sizeof(*below));
+		before = th.s->pick_steps;
+		flows = th.s->nr_flows;
+		fq_sched_complete(th.s, rq, 0, th.now);
+		if (measure || stop)
+			debt_note(stop ? &w->reap : &w->done, before);
+		if (flows > th.s->nr_flows && flows - th.s->nr_flows > w->freed)
+			w->freed = flows - th.s->nr_flows;
+		while (fq_sched_reap_want(th.s)) {
+			before = th.s->pick_steps;
+			fq_sched_reap(th.s, 64);
+			debt_note(&w->work, before);
+		}
+		done++;
+		stop = done >= 5 * nf;
+		k = (u32)(rq - r);
+		if (stop)
+			continue;
+		if (k % 8 == 0) {
+			/* thinks: back in 2 ms (a ring, in order of waking) */
+			think[th_tail++ % nf] = k;
+			wake[k] = th.now + 2 * MS;
+		} else {
+			before = th.s->pick_steps;
+			fq_sched_enqueue(th.s, rq, th.now);
+			debt_note(&w->enq, before);
+		}
+		while (th_head != th_tail && wake[think[th_head % nf]] <= th.now) {
+			rq = &r[think[th_head++ % nf]];
+			before = th.s->pick_steps;
+			fq_sched_enqueue(th.s, rq, th.now);
+			debt_note(&w->enq, before);
+		}
+		if (rq->flow && rq->flow->ci < FQ_PRIO_COUNT &&
+		    fq_round_diff(rq->flow->round,
+				  th.s->cq[rq->flow->ci].round) > (s32)w->ahead)
+			w->ahead = (u32)fq_round_diff(rq->flow->round,
+					th.s->cq[rq->flow->ci].round);
+	}
+	/* thinkers still thinking never come back: the device is idle */
+	CHECK_EQ(th.s->queued, 0);
+	CHECK_EQ(th.s->nr_flows, 0);
+	CHECK_EQ(fq_check_invariants(th.s), 0);
+out:
+	th_free();
+	free(r);
+	free(below);
+	free(think);
+	free(wake);
+}
+
+/*
+ * The work under the lock is O(1) in the flows: the worst steps of one
+ * enqueue, dispatch call, completion (the one that reaps included) and
+ * reap call are the same at 10 and at 65,536 flows in debt, within a
+ * bound of their own (the lists a pick takes whole or steps through,
+ * FQ_CHORE_STEPS at a time, and the lists of the wheel), and a
+ * completion frees a few flows at most, however many an idle device
+ * leaves (the caller's work item frees the rest).  Tried: a round change
+ * that walks every debtor (dispatch steps 852, 9,986, 65,532 from 1,000
+ * flows on), and a reap that frees every drained flow in the completion
+ * that finds the device idle: both fail here.
+ */
+static void t_debt_steps_flat(void)
+{
+	static const u32 nfs[] = { 10, 100, 1000, 10000, 65536 };
+	const u64 bound = 4 * (2 * FQ_CHORE_STEPS + FQ_IDLE_WHEEL + 8);
+	struct debt_steps w, most = { 0 };
+	u32 i;
+
+	for (i = 0; i < ARRAY_SIZE(nfs); i++) {
+		debt_steps(nfs[i], &w);
+		printf("  %5u flows (debt up to %u rounds ahead): worst steps enqueue %llu, dispatch %llu, completion %llu, reaping completion %llu, reap call %llu; flows freed by one completion %u\n",
+		       nfs[i], w.ahead, (unsigned long long)w.enq,
+		       (unsigned long long)w.disp, (unsigned long long)w.done,
+		       (unsigned long long)w.reap, (unsigned long long)w.work,
+		       w.freed);
+		if (i == ARRAY_SIZE(nfs) - 1)
+			CHECK(w.ahead > FQ_IDLE_WHEEL);	/* far debtors seen */
+		CHECK(w.enq <= bound && w.disp <= bound && w.done <= bound &&
+		      w.reap <= bound && w.work <= 64);
+		/* the free of many flows is the work item's, not the irq's */
+		CHECK(w.freed <= 2 * FQ_CHORE_STEPS + 1);
+		/* and no growth from 1,000 flows on */
+		if (i >= 2) {
+			CHECK(w.disp <= most.disp + 2 * FQ_CHORE_STEPS);
+			CHECK(w.done <= most.done + 2 * FQ_CHORE_STEPS);
+			CHECK(w.reap <= most.reap + 2 * FQ_CHORE_STEPS);
+		}
+		if (w.disp > most.disp)
+			most.disp = w.disp;
+		if (w.done > most.done)
+			most.done = w.done;
+		if (w.reap > most.reap)
+			most.reap = w.reap;
+	}
 }
 
 /* A debt is not forgiven when the flow is reaped and comes back. */
@@ -383,6 +551,7 @@ static const struct fq_test_case cases[] = {
 	{ "returning_flow", t_returning_flow },
 	{ "no_banking", t_no_banking },
 	{ "debt_loop_bounded", t_debt_loop_bounded },
+	{ "debt_steps_flat", t_debt_steps_flat },
 	{ "debt_survives_reap", t_debt_survives_reap },
 	{ "drained_debtors_kept", t_drained_debtors_kept },
 	{ "claim_keeps_turn", t_claim_keeps_turn },
