@@ -70,6 +70,8 @@ WL_TITLE = {
     "w6p4u": "6: overhead, four 4 KiB random reader processes, iodepth 8 "
              "each, io_uring",
 }
+# Workload 8's bound against bfq: "well below" its CPU per I/O.
+ENGAGED_BFQ_MAX = 0.8
 W6_WLS = ("w6qd1", "w6qd32", "w6p4", "w6qd1u", "w6qd32u", "w6p4u")
 # The write family (guest.sh write_family(), bench/README.md): its
 # workloads measured with a window (wc is a start-up, BENCH_STARTUP), the
@@ -143,9 +145,14 @@ def cfg_key(c):
             sweep_depth(c) if is_sweep(c) else 0, c)
 
 
+def wl_threads(w):
+    """N of a workload of N threads (w7-N, w8-N), else 0."""
+    return int(w[3:]) if w[:3] in ("w7-", "w8-") else 0
+
+
 def wl_key(w):
-    if w.startswith("w7-"):
-        return (7, int(w[3:]))
+    if wl_threads(w):
+        return (int(w[1]), wl_threads(w))
     order = ["w1", "w2", "w3", "w4", "w4cg", "w5", *W6_WLS, *WF_WLS]
     return (order.index(w) if w in order else 50, 0)
 
@@ -589,7 +596,7 @@ def slowdown(m, alone_tput):
     jobs = m["jobs"]
     m["slowdown"], m["G"], m["jain_s"], m["s_sum"] = {}, None, None, None
     m["alone"] = {}
-    if len(jobs) < 2 or m["wl"].startswith("w7-"):
+    if len(jobs) < 2 or wl_threads(m["wl"]):
         return
     for j in jobs:
         a = alone_tput(j["spec"]) if j.get("spec") else None
@@ -1016,6 +1023,7 @@ def targets(agg, flips=None):
                 f"{c_fq:.0f} vs {c_dm:.0f} us/IO ({(c_fq / c_dm - 1) * 100:+.0f}%)",
                 c_fq <= 1.05 * c_dm)
     w6_auto_vs_fixed(agg, add, flips)
+    engaged_targets(agg, add)
     w7cfgs = sorted({k[2] for k in agg if k[1].startswith("w7-")}, key=cfg_key)
     for cfg in w7cfgs:
         for d in devs:
@@ -1040,6 +1048,27 @@ def targets(agg, flips=None):
                 f"{fmt(t16)} ({tb / t16 * 100:.0f}%)"
                 + (f", fairq {fmt(per)} bytes per flow" if per else ""), ok)
     return out
+
+
+def engaged_targets(agg, add):
+    """Workload 8 (bench/README.md): with fairq's queue in use all through,
+    its CPU per I/O at N flows at most mq-deadline's on the disk itself,
+    and at most ENGAGED_BFQ_MAX of bfq's."""
+    fq = HEADLINE_FQ + "@pid"
+    for wl in sorted({k[1] for k in agg if k[1].startswith("w8-")}, key=wl_key):
+        c_fq = get(agg, "nullb-engaged", wl, fq, "cpu_us_per_io")
+        i_fq = get(agg, "nullb-engaged", wl, fq, "lower_iops")
+        if c_fq is None:
+            continue
+        for ref, bound in (("mq-deadline", 1.0), ("bfq", ENGAGED_BFQ_MAX)):
+            c_ref = get(agg, "nullb-engaged", wl, ref, "cpu_us_per_io")
+            i_ref = get(agg, "nullb-engaged", wl, ref, "lower_iops")
+            if not c_ref:
+                continue
+            add(f"W8 {wl_threads(wl):,} flows: CPU per I/O <= "
+                f"{'' if bound == 1.0 else f'{bound:g} x '}{ref}'s", fq,
+                f"{c_fq:.1f} vs {c_ref:.1f} us/IO ({c_fq / c_ref:.2f}x); "
+                f"IOPS {fmt(i_fq)} vs {fmt(i_ref)}", c_fq <= bound * c_ref)
 
 
 # ----------------------------------------------------- the write family
@@ -1784,7 +1813,10 @@ def write_md(path, runs, meas, agg, tg, errs):
     s += ("- **nullb-fast**: null_blk irqmode=0, hw_queue_depth=64: "
           "CPU-bound on purpose (overhead)\n")
     s += ("- **nullb-lat-mem**: nullb-lat's settings, memory_backed=1, "
-          "512 MiB, ext4 (workload 5)\n\n")
+          "512 MiB, ext4 (workload 5)\n")
+    s += ("- **nullb-engaged**: null_blk irqmode=2, hw_queue_depth=2, "
+          f"completion_nsec={info.get('engaged_nsec', '-')}: fast, 2 in "
+          "service, so that fairq's queue is in use (workload 8)\n\n")
     cal = calibration(meas, info)
     if cal:
         s += ("### Device-bound check\n\nThe same workload 1 on raw `none`, "

@@ -88,6 +88,11 @@ SCALE_N_MAX=4000
 SCALE_QD=${BENCH_SCALE_QD:-32}		# hw_queue_depth of the scale disk
 SCALE_RUNTIME=${BENCH_SCALE_RUNTIME:-10}
 SCALE_BIG_REPS=${BENCH_SCALE_BIG_REPS:-1}	# repetitions at >= 256 flows
+# Workload 8, the scheduler engaged: N threads on nullb-engaged, a fast
+# disk with 2 in service (ENGAGED_NSEC each), so that fairq's queue is in
+# use all through (its depth is the disk's 2, the threads are N).
+ENGAGED_N=${BENCH_ENGAGED_N:-4 64 1024}
+ENGAGED_NSEC=${BENCH_ENGAGED_NSEC:-50000}
 # The write family (write_family(), bench/README.md "The write family"):
 # a longer window than the readers' (the writeback of a bulk copy comes
 # in 1 MiB requests, 4 a second on virtio), and the copy's writeback
@@ -434,7 +439,7 @@ wl_jobs() {
 	w6qd1u) echo "qd1 r4k-qd1 --ioengine=io_uring" ;;
 	w6qd32u) echo "qd32 r4k-qd32 --ioengine=io_uring" ;;
 	w6p4u) echo "p r4k-qd8 --numjobs=4 --ioengine=io_uring" ;;
-	w7-*)	# N threads, one random 4 KiB reader each (iodepth 1): fio
+	w7-* | w8-*)	# N threads, one random 4 KiB reader each (iodepth 1): fio
 		# processes take minutes to start under TCG (a few hundred of
 		# them), threads start at once; fairq keys flows by
 		# pid for this workload (@pid), bfq gives each thread its own
@@ -867,10 +872,18 @@ slurp() {
 	TEXT=${TEXT: -300}
 }
 
+# wl_threads WL: the threads of a workload of N threads (w7-N, w8-N), or 0.
+wl_threads() {
+	case $1 in
+	w7-* | w8-*) echo "${1#w?-}" ;;
+	*) echo 0 ;;
+	esac
+}
+
 # fio_limit WL: seconds after which a fio run counts as stuck.
 fio_limit() {
-	local n=0
-	case $1 in w7-*) n=${1#w7-} ;; esac
+	local n
+	n=$(wl_threads "$1")
 	echo $((RAMP + RUNTIME + 60 + n / 2))
 }
 
@@ -893,8 +906,8 @@ stuck_report() {
 # and exit, set-up, teardown) is on the safe side: a plain measurement
 # takes RAMP + RUNTIME + 1 + 3 to 7 s, so a run ends before its plan.
 est_s() {
-	local n=0 x=0 s
-	case $1 in w7-*) n=${1#w7-} ;; esac
+	local n x=0 s
+	n=$(wl_threads "$1")
 	if [ "$1" = alone ]; then
 		for s in $ALONE_LIST; do x=$((x + RAMP + ALONE_RUNTIME)); done
 		echo $((x + OVH_S))
@@ -939,16 +952,14 @@ measure() {
 		return 0
 	fi
 	# Many threads: plain json (json+ would carry every thread's histogram).
-	case $wl in w7-*) fmt=json ;; esac
+	[ "$(wl_threads "$wl")" = 0 ] || fmt=json
 	if wl_mount "$wl" && ! mount_prepare "$wl"; then
 		setup_failed "$dev" "$wl" "$cfg" "$rep" "$lower" mount
 		return 0
 	fi
 	SAMPLE_NJOBS=0 SAMPLE_NPROCS=0 SAMPLE_CGS="" SAMPLE_GO=""
 	wl_family "$wl" && SAMPLE_GO=$out.win.go
-	case $wl in
-	w7-*) SAMPLE_NJOBS=${wl#w7-} ;;
-	esac
+	SAMPLE_NJOBS=$(wl_threads "$wl")
 	local lines=() l name
 	mapfile -t lines < <(wl_jobs "$wl")
 	if wl_cgroups "$wl"; then
@@ -1695,8 +1706,8 @@ setup_info() {
 	printf '"nbd_bw":%s,"nbd_depth":%s,"nbd_lat_us":%s,"throttle_iops":"%s","throttle_bps":"%s","fairq_rec":"%s","cpu_model":"%s",' \
 		"$NBD_BW" "$NBD_DEPTH" "$NBD_LAT" "${FAIRQ_THROTTLE_IOPS:-}" "${FAIRQ_THROTTLE_BPS:-}" \
 		"$FAIRQ_REC" "$(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo)"
-	printf '"nr_requests":%s,"alone_runtime":%s,"wf_ramp":%s,"wf_runtime":%s,"cg_weights":"%s","iocost_default":"%s"}\n' \
-		"$NR_REQ" "$ALONE_RUNTIME" "$WF_RAMP" "$WF_RUNTIME" "$(for n in "${!CG_WEIGHT[@]}"; do printf '%s=%s ' "$n" "${CG_WEIGHT[$n]}"; done)" \
+	printf '"nr_requests":%s,"alone_runtime":%s,"wf_ramp":%s,"wf_runtime":%s,"engaged_nsec":%s,"cg_weights":"%s","iocost_default":"%s"}\n' \
+		"$NR_REQ" "$ALONE_RUNTIME" "$WF_RAMP" "$WF_RUNTIME" "$ENGAGED_NSEC" "$(for n in "${!CG_WEIGHT[@]}"; do printf '%s=%s ' "$n" "${CG_WEIGHT[$n]}"; done)" \
 		"$([ -e "$CG_ROOT/io.cost.qos" ] && echo "io.cost: model and QoS at the kernel's defaults (ctrl=auto)" || echo "no io.cost in this kernel")"
 	cg_setup || say "cgroups: set-up failed"
 }
@@ -1884,6 +1895,27 @@ plan_full() {
 		done
 		nullb_drop nfast
 	fi
+
+	# Workload 8: the cost of scheduling when it is engaged (W6 runs on
+	# the fast path): N threads at iodepth 1 on a fast disk with 2 in
+	# service, the kernel's schedulers on the disk itself against fairq
+	# (flows by thread, @pid) over it; CPU per I/O in every row.
+	engaged
+}
+
+engaged() {
+	local n reps=$REPS
+	nullb_make neng size="$NB_SIZE" blocksize=4096 submit_queues=1 irqmode=2 \
+		completion_nsec="$ENGAGED_NSEC" hw_queue_depth=2 || return 0
+	for n in $ENGAGED_N; do
+		[ "$n" -ge 256 ] && REPS=$SCALE_BIG_REPS
+		fio_common $((30 + RUNTIME + n / 6))
+		# shellcheck disable=SC2046
+		round nullb-engaged neng "w8-$n" mq-deadline kyber bfq $(fq_cfgs fairq-cfq@pid)
+		REPS=$reps
+	done
+	fio_common
+	nullb_drop neng
 }
 
 # plan_tune: BENCH_TUNE="k=v ...|k=v ...|..." variants of the recommended
