@@ -10,7 +10,15 @@
 #    one request after another; then that band alone: tests/run's
 #    vm-throttled suite, vm/throttle.conf).  Two random 4 KiB readers keep more I/O
 #    outstanding than the depth can hold (2 x QD), for RUNTIME s; depth_now
-#    is sampled every second.  The median of the last 9 samples must lie in the band:
+#    is sampled every second.  The controller must move: for C = 1, 2
+#    and 4 the seed (the tag depth, C) already lies in the band, so a
+#    controller that never moves would pass the band alone.  depth_now
+#    is also read every 250 ms (no fork: the guest's CPU sets part of
+#    the pace) and some of those reads must differ from the depth the
+#    run started at: the controller probes one step deeper every 16
+#    held epochs (of 8 + 2 x depth completions: about a second of these
+#    devices' completions, in a run of 30), so a working one shows it.
+#    C = 32 starts at the seed 4, below its band.  The median of the last 9 samples must lie in the band:
 #      - null_blk C = 1, 2, 4 (C = 4 at 4 x NSEC: at most 250 a second,
 #        well below what a TCG guest drives): [C, 4C].  C servers behind blk-mq's
 #        tag wait: a depth below C idles a server (a quarter of the
@@ -54,14 +62,42 @@ NSEC4=16000000		# C = 4: 250 IOPS at most, device-bound under TCG
 NSEC32=20000000		# C = 32: 1600 IOPS at most, below what TCG drives
 SAMPLES=$TMPDIR/depth
 
-# sample_depth DEV SECS: depth_now every second into $SAMPLES
-sample_depth() {
-	local i
-	: >"$SAMPLES"
-	for ((i = 0; i < $2; i++)); do
-		sleep 1
-		stat_field "$1" depth_now >>"$SAMPLES"
+# depth_now DEV: set DEPTH_NOW from DEV's stats, without a fork
+depth_now() {
+	local line
+	local -a lines
+	mapfile -t lines <"/sys/block/$1/fairq/stats"
+	for line in "${lines[@]}"; do
+		if [[ $line == "depth_now "* ]]; then
+			DEPTH_NOW=${line#depth_now }
+			return 0
+		fi
 	done
+	return 1
+}
+
+# sample_depth DEV SECS START: depth_now every 250 ms for SECS s (the
+# pause is a read that times out on a fifo nobody writes: no fork), each
+# fourth into $SAMPLES (one a second); writes "reads differing-from-START
+# lowest highest" to $TMPDIR/moves
+sample_depth() {
+	local i tick n=0 moved=0 lo=$3 hi=$3
+	: >"$SAMPLES"
+	[ -p "$TMPDIR/tick" ] || mkfifo "$TMPDIR/tick"
+	exec {tick}<>"$TMPDIR/tick"
+	for ((i = 1; i <= $2 * 4; i++)); do
+		read -rt 0.25 -u "$tick" _ || true
+		depth_now "$1" || continue
+		n=$((n + 1))
+		if [ "$DEPTH_NOW" != "$3" ]; then
+			moved=$((moved + 1))
+			[ "$DEPTH_NOW" -lt "$lo" ] && lo=$DEPTH_NOW
+			[ "$DEPTH_NOW" -gt "$hi" ] && hi=$DEPTH_NOW
+		fi
+		((i % 4)) || echo "$DEPTH_NOW" >>"$SAMPLES"
+	done
+	exec {tick}<&-
+	echo "$n $moved $lo $hi" >"$TMPDIR/moves"
 }
 
 # settle DEV QD SECS: two random readers of QD each for SECS s on DEV;
@@ -70,13 +106,15 @@ sample_depth() {
 # held epochs, a search down when the latency rises), so a single sample
 # can catch it mid-probe, well off the depth it holds.
 settle() {
-	local dev=$1 qd=$2 secs=$3
+	local dev=$1 qd=$2 secs=$3 fpid
+	depth_now "$dev" || fatal "$dev: no depth_now in its stats"
 	fio --minimal --output="$TMPDIR/fio.out" --filename="/dev/$dev" \
 		--direct=1 --ioengine=libaio --rw=randread --bs=4k \
 		--time_based --runtime="$secs" --size=32M \
 		--name=a --iodepth="$qd" --name=b --iodepth="$qd" --offset=32M &
-	sample_depth "$dev" $((secs - 1))
-	wait $! || fatal "fio failed on $dev"
+	fpid=$!
+	sample_depth "$dev" $((secs - 1)) "$DEPTH_NOW"
+	wait $fpid || fatal "fio failed on $dev"
 	# the middle one of the last (up to) 9: a run scaled down for a slow
 	# kernel has fewer than 9 samples
 	local n
@@ -88,7 +126,12 @@ settle() {
 # band NAME DEV QD LO HI [SECS]: settle and check LO <= depth_now <= HI
 band() {
 	local name=$1 dev=$2 qd=$3 lo=$4 hi=$5 secs=${6:-$RUNTIME} last traj ep iops
+	local start n moved mlo mhi
+	depth_now "$dev" || fatal "$dev: no depth_now in its stats"
+	start=$DEPTH_NOW
 	read -r last traj <<<"$(settle "$dev" "$qd" "$secs")"
+	read -r n moved mlo mhi <"$TMPDIR/moves"
+	log "$name: started at $start; $moved of $n reads elsewhere (range $mlo..$mhi)"
 	ep=$(stat_field "$dev" depth_epochs)
 	iops=$(awk -F';' '{ s += $8 } END { printf "%d", s }' "$TMPDIR/fio.out")
 	log "$name: depth_now median $last (band $lo..$hi), epochs $ep, changes $(stat_field "$dev" depth_changes), lat_floor_ns $(stat_field "$dev" lat_floor_ns), cost_read_ns $(stat_field "$dev" cost_read_ns), $iops IOPS; every 1 s: $traj"
@@ -103,6 +146,8 @@ band() {
 		return 0
 	fi
 	[ "${ep:-0}" -gt 0 ] || fail "$name: no saturated epoch"
+	[ "$moved" -gt 0 ] && ok "$name: the controller moved from $start ($mlo..$mhi)" ||
+		fail "$name: depth_now stayed at $start in all $n reads: the controller never moved"
 	if [ "$last" -ge "$lo" ] && [ "$last" -le "$hi" ]; then
 		ok "$name: depth_now median $last in $lo..$hi"
 	else
