@@ -464,18 +464,24 @@ static void fairq_clone_endio(struct bio *clone)
 }
 
 /*
- * The flow of background writeback: the bio's blkcg, which cgroup
- * writeback sets to the group that dirtied the pages (the root group's
- * when cgroups are not in use), in every classify mode.  The flusher
- * kworker that happens to submit it is nobody's process: keyed by its
- * tgid, each kworker would be a flow of its own and the copy that
- * dirtied the disk would get one share per kworker.  Keys at or above
- * FAIRQ_WB_KEY are of this kind (fairq(4), FLOWS).
+ * The flow of writeback: the bio's blkcg, which cgroup writeback sets to
+ * the group that dirtied the pages (the root group's when cgroups are not
+ * in use), in every classify mode.  The flusher kworker that happens to
+ * submit it is nobody's process: keyed by its tgid, each kworker would be
+ * a flow of its own and the copy that dirtied the disk would get one
+ * share per kworker.  So: every write a workqueue worker submits (the
+ * flushers' background writeback, and sync(2)'s, which is REQ_SYNC), and
+ * async writes of any other kernel thread.  A synchronous write stays
+ * with its submitter: fsync's own writeback, O_DIRECT, and the journal
+ * thread's commits (jbd2: one flow, everyone's).  Keys at or above
+ * FAIRQ_WB_KEY are of this kind (fairq(4), DESCRIPTION).
  */
 static bool fairq_bio_writeback(struct bio *bio)
 {
-	return op_is_write(bio_op(bio)) && !op_is_sync(bio->bi_opf) &&
-	       (current->flags & PF_KTHREAD);
+	if (!op_is_write(bio_op(bio)))
+		return false;
+	return (current->flags & PF_WQ_WORKER) ||
+	       (!op_is_sync(bio->bi_opf) && (current->flags & PF_KTHREAD));
 }
 
 static u64 fairq_blkcg_key(struct bio *bio)
