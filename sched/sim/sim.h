@@ -35,8 +35,10 @@ struct sim_flow {
 	u64 dev_ns;		/* device sections: service time used [ns] */
 	/* device sections: a finite flow (STARTUP) */
 	u32 limit;		/* requests to issue in all, 0 = no end */
-	/* first request at this time (with limit); SIM_START_WINDOW: when
-	 * the measuring window begins (dev_cfg.window_ns) */
+	/*
+	 * first request at this time (with limit); SIM_START_WINDOW: when
+	 * the measuring window begins (dev_cfg.window_ns)
+	 */
 	u64 start_ns;
 	bool key_per_req;	/* each request a new key (a process per file) */
 	bool vary_size;		/* bytes, 2 x bytes, .. 4 x bytes in turn */
@@ -55,8 +57,10 @@ struct sim_flow {
 	size_t nlat, maxlat;
 };
 
-/* EV_DEVSUB / EV_DEVDONE: a request reaches the device / its completion
- * reaches the host, transit_ns after it left (a network disk) */
+/*
+ * EV_DEVSUB / EV_DEVDONE: a request reaches the device / its completion
+ * reaches the host, transit_ns after it left (a network disk)
+ */
 enum { EV_DONE, EV_ARRIVE, EV_TIMER, EV_DEVSUB, EV_DEVDONE };
 
 struct sim_ev {

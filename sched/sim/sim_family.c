@@ -26,8 +26,11 @@
  * The property: G >= FAM_G_MIN, total >= FAM_TOTAL_MIN, start-up <=
  * FAM_START_MAX.  fairq runs at the core's defaults (cfq, depth=auto
  * seeded with the device's queue depth, fairness=time, the boost on),
- * measured in steady state: the window begins once no flow is boosted.
- * Every figure is a pure function of the seed and the device's number.
+ * measured in steady state: its window begins once FAM_WARM_REQS
+ * requests have completed in a row with no flow boosted, and every run
+ * starts with the device as a sustained load leaves it (its bucket
+ * empty, its write cache half full).  Every figure is a pure function of
+ * the seed and the device's number.
  */
 #include <math.h>
 #include <stdio.h>
@@ -1060,9 +1063,10 @@ int sim_family_main(int argc, char **argv)
 				return fam_usage();
 			i++;
 		} else if (!strcmp(argv[i], "--set") && nset < FAM_SETS &&
-			   (eq = strchr(argv[i + 1], '='))) {
+			   strchr(argv[i + 1], '=')) {
+			eq = strchr(argv[++i], '=');
 			*eq = 0;
-			ctx.set[2 * nset] = argv[++i];
+			ctx.set[2 * nset] = argv[i];
 			ctx.set[2 * nset++ + 1] = eq + 1;
 		} else {
 			return fam_usage();
