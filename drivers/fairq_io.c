@@ -869,9 +869,9 @@ void fairq_submit_bio(struct bio *bio)
 }
 
 /*
- * Flows the core frees per hold of fd->lock in fairq_table_work(): a few
- * microseconds with interrupts off, however many flows an idle device
- * leaves.
+ * Flows the core frees, or chains and flows it moves to a new table, per
+ * hold of fd->lock in fairq_table_work(): a few microseconds with
+ * interrupts off, however many flows there are.
  */
 #define FAIRQ_REAP_BUDGET	64
 
@@ -879,10 +879,11 @@ void fairq_submit_bio(struct bio *bio)
  * The device went idle: free the core's drained flows, FAIRQ_REAP_BUDGET
  * at a time.  Then, the core has more flows than its flow table has
  * chains, or far fewer (a burst of keys is over): allocate the table it
- * wants here, where sleeping is allowed, and install it under the lock
- * (fq_sched.h).  NOIO: this allocation must not wait for writeback
- * through this very device.  On failure the old table stays, and the
- * next bio queued or completed asks again.
+ * wants here, where sleeping is allowed, install it under the lock and
+ * move the flows into it a bit at a time (fq_sched.h).  NOIO: this
+ * allocation must not wait for writeback through this very device.  On
+ * failure the old table stays, and the next bio queued or completed asks
+ * again.
  *
  * Queued on system_unbound_wq, not on fd->wq: that one is WQ_MEM_RECLAIM
  * because dispatch must make progress under memory pressure, and a work
@@ -918,6 +919,14 @@ static void fairq_table_work(struct work_struct *work)
 	t = fq_sched_table_swap(fd->fqs, t);
 	spin_unlock_irq(&fd->lock);
 	fq_sched_table_free(t);
+	/* the flows move over by FAIRQ_REAP_BUDGET chains or flows a hold */
+	do {
+		spin_lock_irq(&fd->lock);
+		more = fq_sched_table_rehash(fd->fqs, FAIRQ_REAP_BUDGET, &t);
+		spin_unlock_irq(&fd->lock);
+		fq_sched_table_free(t);
+		cond_resched();
+	} while (more);
 }
 
 /* Once per device, at mkdir: 0 or -ENOMEM. */

@@ -33,7 +33,8 @@ static size_t fq_table_bytes(u32 bits)
 size_t fq_flows_mem(const struct fq_sched *fqs)
 {
 	return (size_t)(fqs->nr_flows + fqs->nr_spare) *
-	       fq_sched_flow_size() + fq_table_bytes(fqs->table->bits);
+	       fq_sched_flow_size() + fq_table_bytes(fqs->table->bits) +
+	       (fqs->table_old ? fq_table_bytes(fqs->table_old->bits) : 0);
 }
 
 struct fq_table *fq_sched_table_alloc(u32 bits)
@@ -58,15 +59,27 @@ static struct fq_flow **fq_table_slot(const struct fq_sched *fqs,
 			 ((1ull << t->bits) - 1)];
 }
 
-/* The flow of @key in the table, dead or not, or NULL. */
+static struct fq_flow *fq_chain_find(struct fq_flow *fqf, u64 key)
+{
+	for (; fqf; fqf = fqf->hnext)
+		if (fqf->key == key)
+			return fqf;
+	return NULL;
+}
+
+/*
+ * The flow of @key in the table, dead or not, or NULL; while a rehash is
+ * under way, in the table it replaces if not in the new one yet.
+ */
 struct fq_flow *fq_table_lookup(const struct fq_sched *fqs, u64 key)
 {
 	struct fq_flow *fqf;
 
-	for (fqf = *fq_table_slot(fqs, fqs->table, key); fqf; fqf = fqf->hnext)
-		if (fqf->key == key)
-			return fqf;
-	return NULL;
+	fqf = fq_chain_find(*fq_table_slot(fqs, fqs->table, key), key);
+	if (!fqf && fqs->table_old)
+		fqf = fq_chain_find(*fq_table_slot(fqs, fqs->table_old, key),
+				    key);
+	return fqf;
 }
 
 /*
@@ -93,17 +106,22 @@ void fq_table_add(struct fq_sched *fqs, struct fq_flow *fqf)
 	*slot = fqf;
 }
 
-void fq_table_del(struct fq_sched *fqs, struct fq_flow *fqf)
+static bool fq_chain_del(struct fq_flow **pp, struct fq_flow *fqf)
 {
-	struct fq_flow **pp;
-
-	for (pp = fq_table_slot(fqs, fqs->table, fqf->key); *pp;
-	     pp = &(*pp)->hnext) {
+	for (; *pp; pp = &(*pp)->hnext) {
 		if (*pp == fqf) {
 			*pp = fqf->hnext;
-			return;
+			return true;
 		}
 	}
+	return false;
+}
+
+void fq_table_del(struct fq_sched *fqs, struct fq_flow *fqf)
+{
+	if (!fq_chain_del(fq_table_slot(fqs, fqs->table, fqf->key), fqf) &&
+	    fqs->table_old)
+		fq_chain_del(fq_table_slot(fqs, fqs->table_old, fqf->key), fqf);
 }
 
 /*
@@ -117,6 +135,8 @@ u32 fq_sched_table_want(const struct fq_sched *fqs)
 {
 	u32 bits = fqs->table->bits, n = fqs->nr_flows;
 
+	if (fqs->table_old)
+		return 0;	/* one rehash at a time */
 	if (n > (1u << bits) && (1u << bits) < fqs->max_flows) {
 		while ((1u << bits) < n && (1u << bits) < fqs->max_flows)
 			bits++;
@@ -130,31 +150,51 @@ u32 fq_sched_table_want(const struct fq_sched *fqs)
 }
 
 /*
- * Install @t, moving every mapped flow into it, if it is bigger than the
- * table in use, or smaller and still one chain per flow at least (the
- * flows may have come back since it was asked for); returns the table to
- * free (the old one, or @t itself when it is not wanted any more).
- * O(flows), once per doubling or halving.
+ * Install @t if it is bigger than the table in use, or smaller and still
+ * one chain per flow at least (the flows may have come back since it was
+ * asked for), and no rehash is under way; NULL then, else @t back, not
+ * wanted any more.  O(1): the flows move by fq_sched_table_rehash().
  */
 struct fq_table *fq_sched_table_swap(struct fq_sched *fqs, struct fq_table *t)
 {
 	struct fq_table *old = fqs->table;
-	struct fq_flow *fqf, **slot;
-	struct fq_node *n;
 
-	if (!t || t->bits == old->bits ||
+	if (!t || t->bits == old->bits || fqs->table_old ||
 	    (t->bits < old->bits && fqs->nr_flows > (1u << t->bits)))
 		return t;
-	for (n = fqs->flows.next; n != &fqs->flows; n = n->next) {
-		fqf = fq_entry(n, struct fq_flow, all);
-		if (!(fqf->flags & FQ_FF_MAPPED))
+	fqs->table_old = old;
+	fqs->rehash_pos = 0;
+	fqs->table = t;
+	return NULL;
+}
+
+bool fq_sched_table_rehash(struct fq_sched *fqs, u32 budget,
+			   struct fq_table **done)
+{
+	struct fq_table *old = fqs->table_old;
+	struct fq_flow *fqf, **slot;
+
+	*done = NULL;
+	if (!old)
+		return false;
+	while (budget && fqs->rehash_pos < (1u << old->bits)) {
+		budget--;
+		fqs->pick_steps++;
+		fqf = old->chain[fqs->rehash_pos];
+		if (!fqf) {
+			fqs->rehash_pos++;
 			continue;
-		slot = fq_table_slot(fqs, t, fqf->key);
+		}
+		old->chain[fqs->rehash_pos] = fqf->hnext;
+		slot = fq_table_slot(fqs, fqs->table, fqf->key);
 		fqf->hnext = *slot;
 		*slot = fqf;
 	}
-	fqs->table = t;
-	return old;
+	if (fqs->rehash_pos < (1u << old->bits))
+		return true;
+	fqs->table_old = NULL;
+	*done = old;
+	return false;
 }
 
 int fq_sched_table_resize(struct fq_sched *fqs)
@@ -168,6 +208,9 @@ int fq_sched_table_resize(struct fq_sched *fqs)
 	if (!t)
 		return -ENOMEM;
 	fq_sched_table_free(fq_sched_table_swap(fqs, t));
+	while (fq_sched_table_rehash(fqs, ~0u, &t))
+		;
+	fq_sched_table_free(t);
 	return 0;
 }
 
@@ -184,7 +227,9 @@ void fq_flows_destroy(struct fq_sched *fqs)
 	fqs->nr_flows = 0;
 	fq_flows_trim(fqs);
 	fq_sched_table_free(fqs->table);
+	fq_sched_table_free(fqs->table_old);
 	fqs->table = NULL;
+	fqs->table_old = NULL;
 }
 
 /* Give the spares back (max_flows lowered, or the instance destroyed). */

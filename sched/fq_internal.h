@@ -344,6 +344,12 @@ struct fq_sched {
 	struct fq_flow *free;	/* spare list through ->hnext */
 	u32 nr_spare;		/* flows on it */
 	struct fq_table *table;	/* cfq and sfq: flows by key */
+	/*
+	 * the table it replaced, while its flows move into table: chains
+	 * below rehash_pos are empty (fq_sched_table_rehash())
+	 */
+	struct fq_table *table_old;
+	u32 rehash_pos;
 	u64 hash_key;		/* cfq hash seed, drawn at create, never changed */
 	u32 nr_flows;		/* flows that exist now (not the spares) */
 	/*

@@ -465,19 +465,29 @@ size_t fq_sched_flow_size(void);
  *	t = fq_sched_table_alloc(bits);			(no lock; may sleep)
  *	t = fq_sched_table_swap(fqs, t);		(under the lock)
  *	fq_sched_table_free(t);				(no lock)
+ *	do {
+ *		more = fq_sched_table_rehash(fqs, budget, &t);	(under the lock)
+ *		fq_sched_table_free(t);			(no lock)
+ *	} while (more);
  *
  * fq_sched_table_swap() installs @t if it is bigger than the table in
- * use, or smaller and still at least one chain per flow, moving every
- * flow into it (O(flows), once per doubling or halving), and returns what
- * to free: the old table, or @t when it is not wanted any more.  Until the
- * caller acts, chains are only longer (or memory is held longer): nothing
- * fails.  fq_sched_table_resize() does all four, for a caller whose lock
- * allows allocation (the host programs); 0 or -ENOMEM.
+ * use, or smaller and still at least one chain per flow, and no rehash is
+ * under way, and returns NULL; else @t, not wanted any more.  The flows
+ * then move from the old table, chain by chain: fq_sched_table_rehash()
+ * looks at @budget chains or flows at most and returns whether more are
+ * left; the call that empties the old table hands it back in *@done, to
+ * free.  Meanwhile a key is looked up in both, and no other resize is
+ * wanted.  Until the caller acts, chains are only longer (or memory is
+ * held longer): nothing fails.  fq_sched_table_resize() does it all at
+ * once, for a caller whose lock allows allocation (the host programs); 0
+ * or -ENOMEM.
  */
 struct fq_table;
 u32 fq_sched_table_want(const struct fq_sched *fqs);
 struct fq_table *fq_sched_table_alloc(u32 bits);
 struct fq_table *fq_sched_table_swap(struct fq_sched *fqs, struct fq_table *t);
+bool fq_sched_table_rehash(struct fq_sched *fqs, u32 budget,
+			   struct fq_table **done);
 void fq_sched_table_free(struct fq_table *t);
 int fq_sched_table_resize(struct fq_sched *fqs);
 

@@ -270,6 +270,13 @@ int fq_check_invariants(struct fq_sched *fqs)
 		for (f = fqs->table->chain[i]; f && chained <= used;
 		     f = f->hnext, chained++)
 			INV(f->where != FQ_FW_FREE && (f->flags & FQ_FF_MAPPED));
+	/* ... with the one it replaces while a rehash is under way */
+	for (i = 0; fqs->table_old && i < (1u << fqs->table_old->bits); i++) {
+		INV(i >= fqs->rehash_pos || !fqs->table_old->chain[i]);
+		for (f = fqs->table_old->chain[i]; f && chained <= used;
+		     f = f->hnext, chained++)
+			INV(f->where != FQ_FW_FREE && (f->flags & FQ_FF_MAPPED));
+	}
 	INV(chained == mapped);
 	INV(batch == fqs->nr_batch);
 	INV(inflight == fqs->inflight);

@@ -118,6 +118,58 @@ static void t_pool_exhaustion(void)
 }
 
 /*
+ * The flow table grows by steps: 3,000 flows in a table of 64 chains, a
+ * table of 4,096 swapped in, and the flows moved 16 chains or flows per
+ * call (fq_sched_table_rehash()), a known key queued again between
+ * calls: every key finds its own flow in the one table or the other (no
+ * flow is created twice), no call looks at more than 16, no other resize
+ * is wanted meanwhile, and the old table comes back once, at the end.
+ * Tried: a lookup in the new table only (a key not yet moved gets a
+ * second flow: flow_allocs grows).
+ */
+static void t_table_rehash_steps(void)
+{
+	struct fq_table *t, *done;
+	struct fq_stats st;
+	u64 before, allocs;
+	int i, calls = 0, got = 0;
+	bool more;
+
+	th_new("cfq");
+	th_set("depth", "1");
+	for (i = 0; i < 3000; i++)
+		th_enq(5000 + (u64)i, (u64)i, 4096, SYNC, 0);
+	fq_sched_stats(th.s, &st);
+	allocs = st.flow_allocs;
+	CHECK_EQ(fq_sched_table_want(th.s), 12);
+	t = fq_sched_table_alloc(12);
+	CHECK(t != NULL);
+	CHECK(fq_sched_table_swap(th.s, t) == NULL);
+	CHECK_EQ(fq_sched_table_want(th.s), 0);
+	do {
+		before = th.s->pick_steps;
+		more = fq_sched_table_rehash(th.s, 16, &done);
+		CHECK(th.s->pick_steps - before <= 16);
+		if (done) {
+			got++;
+			fq_sched_table_free(done);
+		}
+		th_enq(5000 + (u64)((calls * 7) % 3000), 0, 4096, SYNC, 0);
+		if (calls % 64 == 0)
+			CHECK_EQ(fq_check_invariants(th.s), 0);
+		calls++;
+	} while (more && calls < 10000);
+	CHECK(!more);
+	CHECK_EQ(got, 1);
+	fq_sched_stats(th.s, &st);
+	CHECK_EQ(st.flow_allocs, allocs);
+	CHECK_EQ(st.flows, 3000);
+	CHECK_EQ(st.flow_table_chains, 4096);
+	printf("  3000 flows moved to 4096 chains in %d calls\n", calls);
+	th_free();
+}
+
+/*
  * max_flows is a bound, not a size: lowered under 100 existing flows (one
  * request in flight) it takes effect at once; the flows keep their
  * requests and drain, a new key shares the overflow flow while max_flows
@@ -336,6 +388,7 @@ static const struct fq_test_case cases[] = {
 	{ "cfq_many_keys_lookup", t_cfq_many_keys_lookup },
 	{ "pool_reclaim", t_pool_reclaim },
 	{ "reap_on_idle", t_reap_on_idle },
+	{ "table_rehash_steps", t_table_rehash_steps },
 	{ "pool_exhaustion", t_pool_exhaustion },
 	{ "max_flows_bound", t_max_flows_bound },
 	{ "flows_on_demand", t_flows_on_demand },
