@@ -575,7 +575,12 @@ test_weights() {
 	done
 	cg_weight_file b io.weight 'default 300\n'
 	set_table "$ib 200" "$ic 250" "$if 700"
-	sleep 0.6
+	# a pass every 0.2 s; a loaded host may take several to get there
+	n=0
+	until grep -q "b=300 (io.weight, was 200)" "$tmp/fout" || [ "$n" -ge 100 ]; do
+		sleep 0.1
+		n=$((n + 1))
+	done
 	kill -TERM "$pid"
 	wait "$pid"
 	rc=$?
