@@ -102,6 +102,17 @@ static void fairq_note_busy(struct fairq_dev *fd, unsigned int busy)
 }
 
 /*
+ * The core wants a bigger or smaller flow table, or has the flows of an
+ * idle device to free: fairq_table_work().
+ */
+static void fairq_table_check(struct fairq_dev *fd)
+{
+	if (unlikely(fq_sched_table_want(fd->fqs) ||
+		     fq_sched_reap_want(fd->fqs)))
+		queue_work(system_unbound_wq, &fd->table_work);
+}
+
+/*
  * Tell the core how many slots passed bios hold (those not its own), and
  * return all slots taken; @seen: bios passed since it was told last
  * (fd->pass_used).  Before every fq_sched_dispatch().
@@ -116,6 +127,8 @@ static unsigned int fairq_pass_sync(struct fairq_dev *fd, bool seen, u64 now_ns)
 	fq_sched_pass(fd->fqs, passing, seen, now_ns);
 	/* it counts them busy until told otherwise: fairq_pass_put() */
 	WRITE_ONCE(fd->pass_told, passing != 0);
+	/* the device may have gone idle meanwhile: its flows to free */
+	fairq_table_check(fd);
 	return taken;
 }
 
@@ -160,17 +173,6 @@ static void fairq_pass_update(struct fairq_dev *fd, u64 now_ns)
 	WRITE_ONCE(fd->pass_depth, depth);
 	/* pairs with smp_load_acquire() in fairq_pass_get() */
 	smp_store_release(&fd->pass, true);
-}
-
-/*
- * The core wants a bigger or smaller flow table, or has the flows of an
- * idle device to free: fairq_table_work().
- */
-static void fairq_table_check(struct fairq_dev *fd)
-{
-	if (unlikely(fq_sched_table_want(fd->fqs) ||
-		     fq_sched_reap_want(fd->fqs)))
-		queue_work(system_unbound_wq, &fd->table_work);
 }
 
 /*

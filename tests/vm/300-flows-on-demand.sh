@@ -9,7 +9,8 @@
 # a checker kernel drives too, so bios wait in fairq and every thread's
 # flow exists while it runs), classify=pid, fio threads each reading
 # 4 KiB at random, iodepth 1, for 12 s (time-based: not scaled).
-# 1. At rest: flows 0, mem_bytes under 16 KiB (no pool up front).
+# 1. At rest: flows 0, mem_bytes under 32 KiB (no pool up front: the
+#    instance and a table of 64 chains).
 # 2. NT threads: flows sampled during the run reach 3/4 of NT (each thread
 #    its own flow), overflow_enq and flow_alloc_fails stay 0, mem_bytes
 #    grows by at least 320 bytes per flow and flow_table_chains above 64;
@@ -23,6 +24,18 @@
 #    test to the size of struct fq_flow.
 # 3. Powered off, max_flows=64 (what a user sets as a bound), powered on,
 #    the same run: flows never above 64 in any sample, overflow_enq > 0.
+# 4. Powered off, max_flows back at 65536, powered on with a fixed
+#    depth=8, idle_us=0 and boost_ms=0 (no depth=auto controller, no
+#    anticipation: pass-through whenever the core is empty): the NT
+#    threads' burst beside 6 RT-class threads that read on for 3 s after
+#    it, whose bios pass through once the burst has drained, so passed
+#    bios are below when the last scheduled one completes and every later
+#    bio passes.  While it runs flows reach 3/4 of NT and the table grows;
+#    once both runs are over, within 5 s: flows 0 (the drained flows were
+#    freed) and flow_table_chains back at 64, with bios passed through
+#    (fastpath_reqs grew).  Bad case aimed at: a pass-through completion
+#    that never tells the core the passed bios it counted busy are gone,
+#    so the core never sees the device idle.
 # After each run: fio's jobs without error, and the reads fio made ==
 # fairq's done_reqs delta == the lower device's completed reads delta,
 # with nothing queued, in flight or failed.
@@ -52,9 +65,9 @@ flows0=$(stat_field fairq0 flows)
 mem0=$(stat_field fairq0 mem_bytes)
 chains0=$(stat_field fairq0 flow_table_chains)
 log "at rest: flows $flows0, mem_bytes $mem0, flow_table_chains $chains0"
-[ "$flows0" = 0 ] && [ "$mem0" -lt 16384 ] && [ "$chains0" = 64 ] &&
-	ok "at rest: no flow, mem_bytes $mem0 < 16 KiB, 64 chains" ||
-	fail "at rest: flows $flows0, mem_bytes $mem0, flow_table_chains $chains0 (want 0, < 16 KiB, 64)"
+[ "$flows0" = 0 ] && [ "$mem0" -lt 32768 ] && [ "$chains0" = 64 ] &&
+	ok "at rest: no flow, mem_bytes $mem0 < 32 KiB, 64 chains" ||
+	fail "at rest: flows $flows0, mem_bytes $mem0, flow_table_chains $chains0 (want 0, < 32 KiB, 64)"
 
 # lower_reads: reads the lower device completed (field 1 of its stat)
 lower_reads() {
@@ -144,3 +157,57 @@ over=$(($(stat_field fairq0 overflow_enq) - over0))
 	fail "r2: flows reached $FMAX with max_flows 64"
 [ "$over" -gt 0 ] && ok "r2: $over bios shared the overflow flow" ||
 	fail "r2: overflow_enq +$over with $NT threads over 64 flows"
+
+log "round 3: depth 8, a burst and 6 readers that outlast it by 3 s"
+echo 0 >"$CFS/fairq0/power" || fatal "power=0 refused"
+echo 65536 >"$CFS/fairq0/max_flows" || fatal "max_flows=65536 refused"
+echo 1 >"$CFS/fairq0/power" || fatal "power=1 refused"
+wait_for_file /dev/fairq0 || fatal "/dev/fairq0 did not come back"
+fairq_set fairq0 depth 8 || fatal "depth=8 refused"
+# no anticipation or boost: pass-through whenever the core is empty
+fairq_set fairq0 idle_us 0 || fatal "idle_us=0 refused"
+fairq_set fairq0 boost_ms 0 || fatal "boost_ms=0 refused"
+[ "$(stat_field fairq0 depth)" = 8 ] || fatal "depth $(stat_field fairq0 depth), not 8"
+fast0=$(stat_field fairq0 fastpath_reqs)
+fio --name=bg --filename=/dev/fairq0 --direct=1 --ioengine=psync --rw=randread \
+	--bs=4k --size=200M --numjobs=6 --thread --time_based --prioclass=1 \
+	--runtime=$((RUNTIME + 3)) --group_reporting --minimal \
+	--output=/tmp/fio300-bg.out &
+bg=$!
+fio --name=r --filename=/dev/fairq0 --direct=1 --ioengine=psync --rw=randread \
+	--bs=4k --size=200M --numjobs="$NT" --thread --time_based \
+	--runtime="$RUNTIME" --group_reporting --minimal \
+	--output=/tmp/fio300-r3.out &
+burst=$!
+FMAX=0 CMAX=0
+while kill -0 "$burst" 2>/dev/null; do
+	read -r f c < <(awk '$1 == "flows" { f = $2 }
+		$1 == "flow_table_chains" { c = $2 } END { print f, c }' \
+		/sys/block/fairq0/fairq/stats)
+	[ "$f" -gt "$FMAX" ] && FMAX=$f
+	[ "$c" -gt "$CMAX" ] && CMAX=$c
+	sleep 0.3
+done
+wait "$burst" || fatal "r3: fio (burst) failed"
+log "r3: burst over: flows $(stat_field fairq0 flows), chains $(stat_field fairq0 flow_table_chains), fastpath_on $(stat_field fairq0 fastpath_on); the readers go on"
+sleep 1
+log "r3: 1 s later: flows $(stat_field fairq0 flows), fastpath_on $(stat_field fairq0 fastpath_on), fastpath_reqs $(stat_field fairq0 fastpath_reqs)"
+wait "$bg" || fatal "r3: fio (readers) failed"
+errs=$(awk -F';' '$5 != 0 { n++ } END { print n + 0 }' /tmp/fio300-r3.out /tmp/fio300-bg.out)
+[ "$errs" = 0 ] && ok "r3: fio's burst and readers, no error" ||
+	fail "r3: fio reported $errs errors"
+[ "$FMAX" -ge $((NT * 3 / 4)) ] && [ "$CMAX" -gt "$chains0" ] &&
+	ok "r3: $FMAX flows at once, the table grew to $CMAX chains" ||
+	fail "r3: at most $FMAX flows, $CMAX chains (want >= $((NT * 3 / 4)), > $chains0)"
+fast=$(($(stat_field fairq0 fastpath_reqs) - fast0))
+[ "$fast" -gt 0 ] && ok "r3: $fast bios passed through" ||
+	fail "r3: no bio passed through: the case was not made"
+poll 50 0.1 stat_is fairq0 flows 0 &&
+	ok "r3: the flows were freed once the device went idle (depth 8)" ||
+	fail "r3: flows still $(stat_field fairq0 flows) at rest with depth 8"
+poll 50 0.1 stat_is fairq0 flow_table_chains "$chains0" &&
+	ok "r3: the table shrank back to $chains0 chains (depth 8)" ||
+	fail "r3: flow_table_chains $(stat_field fairq0 flow_table_chains) at rest with depth 8, fresh $chains0"
+at_rest fairq0 && [ "$(stat_field fairq0 errors)" = 0 ] &&
+	ok "r3: nothing queued or in flight, no error" ||
+	fail "r3: queued/inflight/errors not 0"
