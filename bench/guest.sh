@@ -88,11 +88,11 @@ SCALE_N_MAX=4000
 SCALE_QD=${BENCH_SCALE_QD:-32}		# hw_queue_depth of the scale disk
 SCALE_RUNTIME=${BENCH_SCALE_RUNTIME:-10}
 SCALE_BIG_REPS=${BENCH_SCALE_BIG_REPS:-1}	# repetitions at >= 256 flows
-# Workload 8, the scheduler engaged: N threads on nullb-engaged, a fast
-# disk with 2 in service (ENGAGED_NSEC each), so that fairq's queue is in
-# use all through (its depth is the disk's 2, the threads are N).
-ENGAGED_N=${BENCH_ENGAGED_N:-4 64 1024}
-ENGAGED_NSEC=${BENCH_ENGAGED_NSEC:-50000}
+# Workload 8, the scheduler engaged: N threads on nullb-fast, fairq with
+# its fast path off, so that every bio goes through its scheduler.  Not
+# 1,024: that many CPU-bound threads stall a TCG guest for minutes
+# (workload 7 engages the scheduler with 1,024 flows on a slower disk).
+ENGAGED_N=${BENCH_ENGAGED_N:-4 64}
 # The write family (write_family(), bench/README.md "The write family"):
 # a longer window than the readers' (the writeback of a bulk copy comes
 # in 1 MiB requests, 4 a second on virtio), and the copy's writeback
@@ -444,7 +444,7 @@ wl_jobs() {
 		# them), threads start at once; fairq keys flows by
 		# pid for this workload (@pid), bfq gives each thread its own
 		# queue anyway (a thread has its own io_context).
-		echo "p r4k-qd1 --numjobs=${1#w7-} --thread=1 --clat_percentiles=0" ;;
+		echo "p r4k-qd1 --numjobs=$(wl_threads "$1") --thread=1 --clat_percentiles=0" ;;
 	alone)	# every spec in ALONE_LIST, one after the other
 		for i in $ALONE_LIST; do echo "$i $i --stonewall"; done ;;
 	# The write family, each job its own fio in cgroup bench-NAME.
@@ -1706,8 +1706,8 @@ setup_info() {
 	printf '"nbd_bw":%s,"nbd_depth":%s,"nbd_lat_us":%s,"throttle_iops":"%s","throttle_bps":"%s","fairq_rec":"%s","cpu_model":"%s",' \
 		"$NBD_BW" "$NBD_DEPTH" "$NBD_LAT" "${FAIRQ_THROTTLE_IOPS:-}" "${FAIRQ_THROTTLE_BPS:-}" \
 		"$FAIRQ_REC" "$(awk -F': ' '/model name/{print $2; exit}' /proc/cpuinfo)"
-	printf '"nr_requests":%s,"alone_runtime":%s,"wf_ramp":%s,"wf_runtime":%s,"engaged_nsec":%s,"cg_weights":"%s","iocost_default":"%s"}\n' \
-		"$NR_REQ" "$ALONE_RUNTIME" "$WF_RAMP" "$WF_RUNTIME" "$ENGAGED_NSEC" "$(for n in "${!CG_WEIGHT[@]}"; do printf '%s=%s ' "$n" "${CG_WEIGHT[$n]}"; done)" \
+	printf '"nr_requests":%s,"alone_runtime":%s,"wf_ramp":%s,"wf_runtime":%s,"cg_weights":"%s","iocost_default":"%s"}\n' \
+		"$NR_REQ" "$ALONE_RUNTIME" "$WF_RAMP" "$WF_RUNTIME" "$(for n in "${!CG_WEIGHT[@]}"; do printf '%s=%s ' "$n" "${CG_WEIGHT[$n]}"; done)" \
 		"$([ -e "$CG_ROOT/io.cost.qos" ] && echo "io.cost: model and QoS at the kernel's defaults (ctrl=auto)" || echo "no io.cost in this kernel")"
 	cg_setup || say "cgroups: set-up failed"
 }
@@ -1893,29 +1893,26 @@ plan_full() {
 			# shellcheck disable=SC2046,SC2086
 			round nullb-fast nfast $w none dm-linear $(fq_cfgs fairq-cfq)
 		done
+		# Workload 8: the cost of scheduling when it is engaged (W6
+		# runs on the fast path): N threads at iodepth 1, the kernel's
+		# schedulers on the disk itself against fairq over it with its
+		# fast path off (every bio scheduled; flows by thread, @pid).
+		engaged nullb-fast nfast
 		nullb_drop nfast
 	fi
-
-	# Workload 8: the cost of scheduling when it is engaged (W6 runs on
-	# the fast path): N threads at iodepth 1 on a fast disk with 2 in
-	# service, the kernel's schedulers on the disk itself against fairq
-	# (flows by thread, @pid) over it; CPU per I/O in every row.
-	engaged
 }
 
+# engaged DEV LOWER: workload 8 on the disk, ENGAGED_N threads each.
 engaged() {
 	local n reps=$REPS
-	nullb_make neng size="$NB_SIZE" blocksize=4096 submit_queues=1 irqmode=2 \
-		completion_nsec="$ENGAGED_NSEC" hw_queue_depth=2 || return 0
 	for n in $ENGAGED_N; do
 		[ "$n" -ge 256 ] && REPS=$SCALE_BIG_REPS
 		fio_common $((30 + RUNTIME + n / 6))
 		# shellcheck disable=SC2046
-		round nullb-engaged neng "w8-$n" mq-deadline kyber bfq $(fq_cfgs fairq-cfq@pid)
+		round "$1" "$2" "w8-$n" mq-deadline kyber bfq $(fq_cfgs fairq-cfq@pid:fastpath=off)
 		REPS=$reps
 	done
 	fio_common
-	nullb_drop neng
 }
 
 # plan_tune: BENCH_TUNE="k=v ...|k=v ...|..." variants of the recommended
