@@ -462,20 +462,20 @@ def main():
 
         # Workload 8: fairq's CPU per I/O against mq-deadline's (<= 1x)
         # and bfq's (<= ENGAGED_BFQ_MAX); 64 flows: 30 vs 30 and 40 us.
-        w8 = {("nullb-engaged", "w8-64", c): {"cpu_us_per_io": v, "lower_iops": 9000.0}
-              for c, v in (("fairq-cfq@pid", 30.0), ("mq-deadline", 30.0),
+        w8 = {("nullb-fast", "w8-64", c): {"cpu_us_per_io": v, "lower_iops": 9000.0}
+              for c, v in (("fairq-cfq@pid:fastpath=off", 30.0), ("mq-deadline", 30.0),
                            ("bfq", 40.0))}
         t8 = {(t[0], t[1]): t for t in analyze.targets(w8)}
         check("W8 at mq-deadline's CPU per I/O passes",
-              t8[("W8 64 flows: CPU per I/O <= mq-deadline's", "fairq-cfq@pid")][3], "PASS")
+              t8[("W8 64 flows: CPU per I/O <= mq-deadline's", "fairq-cfq@pid:fastpath=off")][3], "PASS")
         check("W8 at 0.75 of bfq's passes",
-              t8[("W8 64 flows: CPU per I/O <= 0.8 x bfq's", "fairq-cfq@pid")][3], "PASS")
-        w8[("nullb-engaged", "w8-64", "fairq-cfq@pid")]["cpu_us_per_io"] = 33.0
+              t8[("W8 64 flows: CPU per I/O <= 0.8 x bfq's", "fairq-cfq@pid:fastpath=off")][3], "PASS")
+        w8[("nullb-fast", "w8-64", "fairq-cfq@pid:fastpath=off")]["cpu_us_per_io"] = 33.0
         t8 = {(t[0], t[1]): t for t in analyze.targets(w8)}
         check("W8 at 1.1x mq-deadline's misses",
-              t8[("W8 64 flows: CPU per I/O <= mq-deadline's", "fairq-cfq@pid")][3], "MISS")
+              t8[("W8 64 flows: CPU per I/O <= mq-deadline's", "fairq-cfq@pid:fastpath=off")][3], "MISS")
         check("W8 at 0.825 of bfq's misses",
-              t8[("W8 64 flows: CPU per I/O <= 0.8 x bfq's", "fairq-cfq@pid")][3], "MISS")
+              t8[("W8 64 flows: CPU per I/O <= 0.8 x bfq's", "fairq-cfq@pid:fastpath=off")][3], "MISS")
         check("W8 sorts after W7", analyze.wl_key("w8-4") > analyze.wl_key("w7-1024"), True)
 
         # The fair ceiling of a W3-like pair: alone 46 MiB/s (1 MiB) and
