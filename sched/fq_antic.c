@@ -21,10 +21,9 @@
  * wait saves it is a slot behind the others' requests, not its own, and
  * a program starting up thinks longer when the CPUs are shared with the
  * readers it competes with; waited for only up to idle_us, each of its
- * requests would queue behind a bulk request inside the device (the
- * simulator's STARTUP rows with 3 and 6 ms of think time).  Such holds
- * last no longer than the boost does (boost_ms, FQ_BOOST_MAX_SERVED
- * requests).
+ * requests would queue behind a bulk request inside the device.  Such
+ * holds last no longer than the boost does (boost_ms,
+ * FQ_BOOST_MAX_SERVED requests).
  *
  * A seeky flow (its requests mostly far from where its previous one
  * ended) gains no locality from the wait, only the slot: it is
@@ -58,27 +57,104 @@
  */
 #include "fq_internal.h"
 
+/*
+ * Kinds as in fq_depth.h (sched/README.md, "Constants").  Every figure
+ * these thresholds compare is the flow's own, measured on the device (its
+ * think time, service time, response time, seeks); the constants are the
+ * margins and averaging weights.  On the device family idle_us=0 makes
+ * 32 more of its 1,200 cases fail (33 more start-ups, one sync-deep
+ * fewer).
+ */
 enum {
-	FQ_TTIME_MIN_SAMPLES = 2,	/* gaps seen before anticipating */
-	FQ_TTIME_SLACK_NS = 50000,	/* added to 2 x think time [ns] */
-	FQ_TTIME_MAX_NS = 1000000000,	/* a longer gap counts as this */
-	FQ_SEEK_SECTORS = 800,		/* farther than this is a seek */
-	FQ_SEQ_PCT = 50,		/* sequential from this share of near */
-	FQ_ANTIC_SEEKY_DEPTH = 4,	/* seeky flows: depth at least this */
-	FQ_ANTIC_BOOST_DEPTH = 2,	/* boosted seeky flows (fq_boost.c) */
-	FQ_INJECT_SLOWER_PCT = 150,	/* a slowdown by injection from this */
-	FQ_INJECT_SLACK_NS = 50000,	/* ... and by more than this [ns] */
-	FQ_ANTIC_BOOST_CAP_MULT = 10,	/* boosted: idle_us x this at most */
-	FQ_ANTIC_BOOST_SVC_MULT = 4,	/* ... and think < 4 x service */
 	/*
-	 * response time: 1/64 new, so that one long wait (a 4 KiB read
+	 * Think-time gaps seen before anticipating: one gap may be a pause,
+	 * not a think time.  Kind: family; at 1 and 4, 208 and 211 cases fail
+	 * against 210, neutral.
+	 */
+	FQ_TTIME_MIN_SAMPLES = 2,
+	/*
+	 * Added to 2 x think time for the window [ns]: a flow whose think
+	 * time is near 0 still gets a window longer than the host's
+	 * latency to issue.  Kind: fitted.  Family: at 0 and 200 us not one
+	 * verdict changes (its flows' think times are 20 and 100 us or
+	 * none).
+	 */
+	FQ_TTIME_SLACK_NS = 50000,
+	/*
+	 * A longer gap counts as this.  Kind: arithmetic: it fits the u32 fields
+	 * and is the longest window any setting allows (10 x idle_us at
+	 * idle_us's maximum of 100 ms), so a longer gap means the same.
+	 */
+	FQ_TTIME_MAX_NS = 1000000000,
+	/*
+	 * Farther than this (400 KiB) is a seek.  Kind: fitted (CFQ's
+	 * figure for a rotating disk).  Family: at 100 KiB not one verdict
+	 * changes; its flows are sequential or random over the whole device.
+	 */
+	FQ_SEEK_SECTORS = 800,
+	/*
+	 * Sequential from this share of near requests.  Kind: family; at 75 %
+	 * not one verdict changes.
+	 */
+	FQ_SEQ_PCT = 50,
+	/*
+	 * Seeky flows are waited for from this depth.  Kind: family; at 2 and 8,
+	 * 210 and 211 cases fail, neutral.
+	 */
+	FQ_ANTIC_SEEKY_DEPTH = 4,
+	/*
+	 * ... boosted ones (fq_boost.c) from this.  Kind: fitted, on start-up
+	 * beside streamers at depth 2.  Family: at 4, 7 more start-ups
+	 * fail (219 cases in all); at 1 (anticipated at every depth) 10
+	 * fewer (200 in all, 83 start-ups, one more elsewhere): the family
+	 * would have it lower.
+	 */
+	FQ_ANTIC_BOOST_DEPTH = 2,
+	/*
+	 * A slowdown by injection from this [%] ...  Kind: fitted (a FIFO disk
+	 * and a throttle that bills after: the slowdown a request of the
+	 * others' adds).  Family: at 125 and 200 % not one verdict changes;
+	 * no mix there holds a flow behind debtors long enough to matter.
+	 */
+	FQ_INJECT_SLOWER_PCT = 150,
+	/*
+	 * ... and by more than this [ns]: the jitter of a fast device's
+	 * service time is no slowdown.  Kind: fitted.  Family: at 0 not one
+	 * verdict changes.
+	 */
+	FQ_INJECT_SLACK_NS = 50000,
+	/*
+	 * Boosted: waited for up to idle_us x this ...  Kind: fitted, on start-up
+	 * with 3 and 6 ms of think time (a reader sharing the CPUs;
+	 * SIM-DEVICES.md STARTUP).  Family: not exercised (its start-up
+	 * thinks 100 us): at 1 and 5 not one verdict changes.
+	 */
+	FQ_ANTIC_BOOST_CAP_MULT = 10,
+	/*
+	 * ... while the think time is under this x service.  Kind: fitted,
+	 * with the cap.  Family: at 1 and 2, 211 and 210 cases fail, neutral.
+	 */
+	FQ_ANTIC_BOOST_SVC_MULT = 4,
+	/*
+	 * Response time: 1/64 new, so that one long wait (a 4 KiB read
 	 * behind a 1 MiB one, 84x longer) counts for as long as it took;
 	 * 1/8 would forget it within 16 reads and release the holds that
-	 * guard the reader (unit case hold_behind_billed_after)
+	 * guard the reader (unit case hold_behind_billed_after).  Kind: fitted to
+	 * that case (a throttle that bills after).  Family: at 1/16, 211
+	 * cases fail, neutral.
 	 */
 	FQ_RESP_AVG = 64,
-	FQ_BIG_DECAY = 256,	/* largest request lately: 1/256 less a request */
-	FQ_BIG_MULT = 2,	/* served: no request above 2 x its own lately */
+	/*
+	 * Largest request lately: 1/256 less a request.  Kind: fitted, with
+	 * FQ_BIG_MULT.  Family: at 1/64 not one verdict changes.
+	 */
+	FQ_BIG_DECAY = 256,
+	/*
+	 * Served: no request above 2 x its own lately.  Kind: fitted (a 4 KiB
+	 * reader beside a 1 MiB one on a throttle that bills after).
+	 * Family: at 4 not one verdict changes.
+	 */
+	FQ_BIG_MULT = 2,
 };
 
 /* How far @rq starts from where @fqf's last request ended, as a sample. */
@@ -88,7 +164,11 @@ static void fq_antic_seek(struct fq_flow *fqf, const struct fq_req *rq)
 		rq->sector - fqf->next_sector : fqf->next_sector - rq->sector;
 	u32 near = d > FQ_SEEK_SECTORS ? 0 : 100;
 
-	/* 3/4 old: a new flow (0) is seeky until three requests say not */
+	/*
+	 * 3/4 old: a new flow (0) is seeky until three requests say not.
+	 * Kind: fitted; not varied on the family (FQ_SEQ_PCT and
+	 * FQ_SEEK_SECTORS, which it feeds, change no verdict there).
+	 */
 	fqf->seq_pct = (u8)((3 * (u32)fqf->seq_pct + near) / 4);
 	fqf->next_sector = rq->sector + (rq->bytes >> 9);
 }
@@ -112,11 +192,15 @@ void fq_antic_enqueue(struct fq_sched *fqs, struct fq_flow *fqf,
 	if (gap > FQ_TTIME_MAX_NS)
 		gap = FQ_TTIME_MAX_NS;
 	fqf->done_ns = 0;
+	/*
+	 * Kind: device, the flow's own gaps, 7/8 old.  Family: at 3/4 old not
+	 * one verdict changes.
+	 */
 	if (!fqf->ttime_n)
 		fqf->ttime_ns = (u32)gap;
 	else
 		fqf->ttime_ns = (u32)(((u64)fqf->ttime_ns * 7 + gap) / 8);
-	if (fqf->ttime_n < 255)
+	if (fqf->ttime_n < 255)		/* kind: arithmetic, a u8 */
 		fqf->ttime_n++;
 }
 
@@ -156,7 +240,9 @@ static void fq_antic_inject_learn(struct fq_sched *fqs, struct fq_flow *fqf,
  * the others' earlier requests is not stuck: on a disk throttled to
  * 4 MiB/s, three 1 MiB reads ahead of it take 750 ms, and a bound of
  * one wait (250 ms) would release the 1 MiB reader every time and halve
- * the 4 KiB reader's share.
+ * the 4 KiB reader's share.  Kind: device, the flow's time alone,
+ * measured; the four waits are fitted to that throttle.  Family: with one wait
+ * not one verdict changes.
  */
 void fq_antic_dispatch(struct fq_sched *fqs, struct fq_flow *fqf,
 		       const struct fq_req *rq, u64 now_ns)
@@ -169,7 +255,7 @@ void fq_antic_dispatch(struct fq_sched *fqs, struct fq_flow *fqf,
 	if (c > fqs->big_ns)
 		fqs->big_ns = c;
 
-	fqf->inj_before = others > 255 ? 255 : (u8)others;
+	fqf->inj_before = others > 255 ? 255 : (u8)others;	/* arithmetic: u8 */
 	fqf->last_disp = (u32)fqs->dispatches;
 	bound = (u64)fqs->expire_ms[0] * 4000000;
 	if (bound < 2 * alone)
@@ -200,6 +286,8 @@ bool fq_antic_behind_on(const struct fq_flow *fqf, u64 now_ns)
  * and rises 1/32 on a slower one: a request that queued inside the
  * device all the same (the reserve of a boosted flow grows for it,
  * fq_boost_complete()) does not make the flow's time alone look longer.
+ * Kind: device, the flow's own service times; the weights (1/8 down,
+ * 1/32 up) are fitted; family: at 1/2 down not one verdict changes.
  */
 static void fq_antic_held_learn(struct fq_flow *fqf, u64 svc)
 {
@@ -230,6 +318,7 @@ void fq_antic_complete(struct fq_sched *fqs, struct fq_flow *fqf,
 			svc = FQ_TTIME_MAX_NS;
 		if (resp > FQ_TTIME_MAX_NS)
 			resp = FQ_TTIME_MAX_NS;
+		/* kind: device, the flow's service time on it, 7/8 old */
 		fqf->svc_ns = fqf->svc_ns ?
 			      (u32)(((u64)fqf->svc_ns * 7 + svc) / 8) : (u32)svc;
 		fqf->resp_ns = fqf->resp_ns ?
@@ -273,6 +362,7 @@ u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf)
 	    fqf->seq_pct < FQ_SEQ_PCT && fqs->depth_now <
 	    (fq_flow_lane(fqs, fqf) ? FQ_ANTIC_BOOST_DEPTH : FQ_ANTIC_SEEKY_DEPTH))
 		return 0;
+	/* kind: device, twice the flow's own think time (its spread) */
 	w = 2 * (u64)fqf->ttime_ns + FQ_TTIME_SLACK_NS;
 	return w < cap ? w : cap;
 }
@@ -299,7 +389,8 @@ u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf)
  * ahead of a 4 KiB reader's next: 84 of them), which its average forgets
  * before the larger flow's debt is paid, and the holds that guard it
  * (fq_drr_behind()) would come and go, letting the larger flow's
- * requests in between its own (the simulator's BENCH w3q1 on virtio).
+ * requests in between its own (on a FIFO device, or a throttle that bills
+ * a request's bytes to the next one).
  * Nor in its interactive boost: the boost is a grant above the share,
  * for a bounded time (fq_boost.c), and a starting program held for only
  * while below its share would wait behind the bulk flows' requests

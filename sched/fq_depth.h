@@ -88,17 +88,18 @@
 /*
  * The controller's constants.  Each comment says its kind (sched/README.md,
  * "Constants", has the table and how the family was run): device (follows
- * from a figure the controller measures on the device), family (the
- * device family, make -C sched family, was run with it halved and doubled,
- * one constant at a time), fitted (chosen on one workload on one disk),
- * arithmetic (a scale or bound of the integer arithmetic, no behaviour).
- * "Within the family's noise": any change of a default flips some 20
+ * from a figure the controller measures on the device), family (a margin
+ * with a reason of its own, run on the device family, make -C sched
+ * family, halved and doubled and no better there), fitted (chosen on one
+ * workload on one disk; what the family shows is said), arithmetic (a
+ * scale or bound of the integer arithmetic, no behaviour).  "Within the
+ * family's noise": a change that reaches its mixes flips some 20
  * near-threshold cases of the 1,200 each way, and a net change of up to
- * about 10 failing cases is that, not the constant.
+ * about 10 failing cases (210 at the defaults) is that, not the constant.
  */
 enum {
 	/*
-	 * Shortest epoch.  Family: at 2.5 and 10 ms 206 and 214 cases fail
+	 * Shortest epoch.  Kind: family; at 2.5 and 10 ms 206 and 214 cases fail
 	 * against 210, within its noise.  An epoch also waits for enough
 	 * completions for the device's depth and noise (fq_depth_epoch_n()),
 	 * which is what scales it to a device.
@@ -106,29 +107,29 @@ enum {
 	FQ_DEPTH_EPOCH_NS = 5000000,
 	/*
 	 * Held epochs between probes one deeper: how soon a device that
-	 * gained capacity is noticed, against a probe's cost.  Family: at 8
+	 * gained capacity is noticed, against a probe's cost.  Kind: family; at 8
 	 * and 32, 201 and 218 fail, within its noise (8 a little better).
 	 */
 	FQ_DEPTH_PROBE_EPOCHS = 16,
 	/*
 	 * A move up must buy a quarter of the gain it would have in the
-	 * linear region (256/1024).  Family: at an eighth 225 fail, at a half
+	 * linear region (256/1024).  Kind: family; at an eighth 225 fail, at a half
 	 * 232 (seq-rand and readers-writer worse either way): the family
 	 * supports a quarter.
 	 */
 	FQ_DEPTH_GAIN_FRAC = 256,
 	/*
 	 * Epochs measured at the seed, for the first noise figures, before
-	 * the halving.  Family: at 8, 207 fail, within its noise.
+	 * the halving.  Kind: family; at 8, 207 fail, within its noise.
 	 */
 	FQ_DEPTH_SEED_EPOCHS = 4,
-	/* arithmetic: bits of prev_kinds and at_kinds, the kinds of a sum */
+	/* kind: arithmetic, bits of prev_kinds and at_kinds, the kinds of a sum */
 	FQ_DEPTH_K_FREE = 1,		/* a sum has an epoch without a reserve */
 	FQ_DEPTH_K_RES = 2,		/* ... one with (fq_depth_reserved()) */
 	/*
 	 * Rate noise assumed until two epochs at one depth measure it: 1/16
 	 * (64/1024); the measured figure replaces it at 1/4 per epoch.
-	 * Family: at 1/32 and 1/8, 210 and 199 fail, within its noise.
+	 * Kind: family; at 1/32 and 1/8, 210 and 199 fail, within its noise.
 	 */
 	FQ_DEPTH_NOISE_PRIOR = 64,
 };
