@@ -312,6 +312,7 @@ fq_depth_verdict(const struct fq_depth *dc, const struct fq_depth_point *lo,
 	if (hi->rate <= lo->rate)
 		return FQ_DEPTH_LOSS;
 	r = div64_u64(hi->rate * 1024, lo->rate);
+	/* kind: arithmetic, a gain of 1024x and more counts as that */
 	gain = r > 1024 + (1u << 20) ? 1u << 20 : r - 1024;
 	thr = last ? 1024 / 64 : fq_depth_thr_sums(dc, nl, nh);
 	if (gain >= thr && gain * lo->depth >= bar)
@@ -555,9 +556,13 @@ void fq_depth_init(struct fq_depth *dc, u32 seed, u32 depth_max)
 	dc->epoch_ns = FQ_DEPTH_EPOCH_NS;
 	dc->probe_epochs = FQ_DEPTH_PROBE_EPOCHS;
 	dc->gain_frac = FQ_DEPTH_GAIN_FRAC;
-	/* assume some noise until epochs at one depth show otherwise */
+	/* FQ_DEPTH_NOISE_PRIOR until epochs at one depth show otherwise */
 	dc->noise = FQ_DEPTH_NOISE_PRIOR;
-	/* until the caller prices work, a byte is worth one ns */
+	/*
+	 * until the caller prices work, a byte is worth one ns.  Kind:
+	 * arithmetic, the unit only: both sides of a comparison are priced
+	 * alike, so any price per byte gives the same verdicts
+	 */
 	dc->byte_price[0] = 1 << 16;
 	dc->byte_price[1] = 1 << 16;
 	dc->depth = seed < 1 ? 1 : seed > dc->depth_max ? dc->depth_max : seed;
