@@ -15,22 +15,20 @@
  *    with a byte rate limit) a 128 KiB write holds the device as long as
  *    thirty 4 KiB reads.
  *
- * The first is bounded at every setting of the writeback tunable: a flow
- * may have at most as many async writes queued in the core as the depth
- * lets go down at once (depth_now, and never fewer than
- * FQ_WRITES_BACKLOG); its submitter (the flusher) waits for room beyond
- * that (fq_sched_may_queue()), as under max_queued, and the page cache
- * keeps the rest as dirty pages, where no commit waits for them.  That
- * queue refills the depth at every dispatch, so it costs writeback no
- * throughput and a flow no share of its turns; without it the flusher
- * queues up to max_queued writes (hundreds of megabytes) ahead of every
- * commit.
+ * writeback=yield (for experiments) bounds both; the default schedules
+ * async writes like any other request.  Under yield:
  *
- * writeback=yield (for experiments) goes further while synchronous I/O
- * is active -- a sync request was queued within the last
- * fifo_expire_async_ms: async work held back may wait that long anyway:
- *
- *  - at most FQ_WRITES_BACKLOG async writes may be queued in all;
+ *  - a flow may have at most as many async writes queued in the core as
+ *    the depth lets go down at once (depth_now, and never fewer than
+ *    FQ_WRITES_BACKLOG); its submitter (the flusher) waits for room
+ *    beyond that (fq_sched_may_queue()), as under max_queued, and the
+ *    page cache keeps the rest as dirty pages, where no commit waits for
+ *    them.  Unbounded, the flusher queues up to max_queued writes
+ *    (hundreds of megabytes) ahead of every commit;
+ *  - while synchronous I/O is active -- a sync request was queued within
+ *    the last fifo_expire_async_ms: async work held back may wait that
+ *    long anyway -- at most FQ_WRITES_BACKLOG async writes may be queued
+ *    in all;
  *  - fq_sched_async_piece() tells the caller to cut an async write into
  *    pieces that the cost model prices at most FQ_WRITES_PIECE_COST
  *    small (4 KiB) writes: on a per-byte device a sync request then waits
@@ -41,7 +39,10 @@
  *
  * Both follow the device: the piece from the fitted model, the backlog
  * in requests of that piece's cost.  They hold writeback behind sync I/O
- * whatever the weights say, which is why they are not the default.
+ * whatever the weights say, which is why they are not the default: a
+ * buffered writer of weight 400 beside a direct reader of weight 100
+ * (VM test 090) gets a small fraction of the reader's bytes under the
+ * flow's bound alone.
  */
 #include "fq_internal.h"
 
@@ -104,10 +105,10 @@ static bool fq_writes_flow_backlogged(struct fq_sched *fqs,
 
 bool fq_writes_may_queue(struct fq_sched *fqs, const struct fq_req *rq)
 {
-	if (!fq_rq_async_write(rq))
+	if (fqs->writeback != FQ_WB_YIELD || !fq_rq_async_write(rq))
 		return true;
 	if (fq_writes_flow_backlogged(fqs, rq) ||
-	    (fqs->writeback == FQ_WB_YIELD && fq_writes_sync_active(fqs) &&
+	    (fq_writes_sync_active(fqs) &&
 	     fqs->async_queued >= FQ_WRITES_BACKLOG)) {
 		fqs->st.async_held++;
 		return false;

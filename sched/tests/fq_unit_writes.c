@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fq_unit_writes.c - background writeback and synchronous I/O
- * (fq_writes.c): a flow's async backlog bound at the defaults; under
- * writeback=yield the tighter bound while sync I/O is active, its end,
- * the pieces a per-byte device gets, none on a per-request device, the
- * probe of a model that saw one write size.
+ * (fq_writes.c), writeback=yield: a flow's async backlog bound, the
+ * tighter bound while sync I/O is active, its end, the pieces a per-byte
+ * device gets, none on a per-request device, the probe of a model that
+ * saw one write size; writeback=fair: none of it.
  */
 #include "fq_unit.h"
 
@@ -71,17 +71,16 @@ static void sync_now(void)
 }
 
 /*
- * At the defaults a flow queues as many async writes as the depth lets
- * go down at once, never fewer than two; each flow its own; sync
- * requests are never held by it.
+ * writeback=yield, no sync I/O: a flow queues as many async writes as the
+ * depth lets go down at once, never fewer than two; each flow its own;
+ * sync requests are never held by it.
  */
 static void t_writes_flow_bound(void)
 {
 	struct fq_req sync = { .key = 1, .bytes = 4096, .flags = SYNC };
 	struct fq_req *rq;
 
-	th_new_defaults("cfq");
-	th_get("writeback", "fair\n");		/* the default */
+	th_new_yield();
 	th_set("depth", "8");
 	CHECK_EQ(fill_async(), 8);
 	CHECK_EQ(th.s->st.async_held, 1);
@@ -143,15 +142,17 @@ static void t_writes_sync_gone(void)
 	th_free();
 }
 
-/* writeback=fair: nothing cut, nothing held beyond the flow's bound. */
+/* writeback=fair: neither held nor cut. */
 static void t_writes_fair(void)
 {
 	th_new_defaults("cfq");
+	th_get("writeback", "fair\n");		/* the default */
 	th_set("depth", "8");
 	teach_writes(500000, 250000);
 	sync_now();
 	CHECK_EQ(fq_sched_async_piece(th.s, K128), K128);
-	CHECK_EQ(fill_async(), 8);
+	CHECK_EQ(fill_async(), 64);
+	CHECK_EQ(th.s->st.async_held, 0);
 	drain();
 	th_free();
 }
