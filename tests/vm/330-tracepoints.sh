@@ -42,39 +42,18 @@ BUF_KB=8192		# ring buffer per CPU: a window writes about 1 MiB
 require_cmd fio
 require_cmd dd
 
-# tracefs on /sys/kernel/tracing, mounted for the test unless it is (not
-# the automount under debugfs, which would stay behind)
-T=/sys/kernel/tracing
-if ! awk -v t="$T" '$2 == t && $3 == "tracefs" { f = 1 } END { exit !f }' /proc/mounts; then
-	mount -t tracefs nodev "$T" || skip_all "cannot mount tracefs on $T (CONFIG_TRACING)"
-	cleanup_push "umount $T"
-fi
-
 cleanup_push "null_blk_destroy $NB"
 cleanup_push "fairq_destroy fairq0"
 null_blk_create "$NB" memory_backed=1 size=256 blocksize=4096 irqmode=2 \
 	completion_nsec=2000000 submit_queues=1 hw_queue_depth=2
 echo none >/sys/block/$NB/queue/scheduler 2>/dev/null
 fairq_create fairq0 "/dev/$NB"
+# tracefs (rc: mounted for the test unless it is), all fairq's events on
+trace_setup fairq "$BUF_KB"
 [ -d "$T/events/fairq" ] || fatal "no $T/events/fairq after loading fairq"
 for e in queue dispatch complete depth boost_start boost_end antic; do
 	[ -e "$T/events/fairq/fairq_$e/enable" ] || fail "no event fairq_$e"
 done
-
-# trace_off: events and tracing off, the buffer back to its size
-# (buffer_size_kb reads "7 (expanded: 1408)" until first used)
-buf0=$(awk '{ if ($2 == "(expanded:") { sub("\\)", "", $3); print $3 } else print $1 }' \
-	"$T/buffer_size_kb")
-trace_off() {
-	echo 0 >"$T/tracing_on"
-	echo 0 >"$T/events/fairq/enable"
-	echo "$buf0" >"$T/buffer_size_kb"
-	: >"$T/trace"
-}
-cleanup_push trace_off
-echo 0 >"$T/tracing_on"
-echo "$BUF_KB" >"$T/buffer_size_kb" || fatal "buffer_size_kb $BUF_KB refused"
-echo 1 >"$T/events/fairq/enable" || fatal "cannot enable events/fairq"
 
 # stats_snap FILE: the counters a window compares, "key value" lines
 stats_snap() {
@@ -99,13 +78,11 @@ window_begin() {
 # window_end TAG: at rest, tracing off, counters noted; $TMPDIR/TAG.ev has
 # the window's events, one a line: "EVENT DEVICE key=value..."
 window_end() {
-	local c over=0
+	local over
 	poll 100 0.1 at_rest fairq0 || fail "$1: fairq0 not at rest after the window"
 	echo 0 >"$T/tracing_on"
 	stats_snap "$TMPDIR/$1.after"
-	for c in "$T"/per_cpu/cpu*/stats; do
-		over=$((over + $(awk '$1 == "overrun:" { print $2 }' "$c")))
-	done
+	over=$(trace_overruns)
 	[ "$over" = 0 ] || fatal "$1: the ring buffer overran ($over events lost): raise BUF_KB"
 	awk '{ for (i = 1; i <= NF; i++) if ($i ~ /^fairq_[a-z_]+:$/) {
 			sub(":$", "", $i); out = $i

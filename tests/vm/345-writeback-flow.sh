@@ -4,13 +4,13 @@
 # Writeback's flow (fairq_io.c, fairq_flow_key(); sched/fq_writes.c):
 # at the default classify=tgid, the writes the kernel's flusher threads
 # submit are one flow keyed 2^32 plus the bio's blkcg id (the root group
-# here: no cgroup writes), whichever kworker submits them; a flow queues
-# at most depth_now async writes (at least 2) and its submitter waits
-# beyond that.
+# here: no cgroup writes), whichever kworker submits them; under
+# writeback=yield a flow queues at most depth_now async writes (at least
+# 2) and its submitter waits beyond that.
 #
 # fairq0 over a memory-backed null_blk that serves 2 requests at a time
-# in 10 ms each; fastpath=off and depth=2, so every bio is scheduled and
-# traced.  ext4 on fairq0.  A 32 MiB file of random data is written
+# in 40 ms each; fastpath=off and depth=2, so every bio is scheduled and
+# traced; writeback=yield.  ext4 on fairq0.  A 32 MiB file of random data is written
 # with dd (buffered), then the page cache's writeback is left to send it
 # down: vm.dirty_writeback_centisecs and dirty_expire_centisecs at 1 s
 # for the test, then sync.  The trace events of the window
@@ -19,12 +19,13 @@
 #  - the writes of flows keyed at or above 2^32 carry at least the
 #    file's 32 MiB, and they are one flow: 2^32 + the root cgroup's id;
 #    under the old keying (the kworker's tgid) no write had such a key;
-#  - async_held grew: the flusher was held at its flow's bound, so the
-#    bound acted (fastpath=off, depth 2: the flusher submits far faster
-#    than 2 requests each 10 ms drain);
+#  - async_held grew: the flusher was held at its flow's bound (or the
+#    bound of two while jbd2's sync writes are about), so yield acted
+#    (fastpath=off, depth 2: the flusher submits far faster than 2
+#    requests each 40 ms drain, even under TCG);
 #  - the file read back past the page cache equals its source;
 #  - fairq0 at rest, enq_reqs == done_reqs, no error.
-DESCRIPTION="writeback is one flow per cgroup, held at its flow's bound"
+DESCRIPTION="writeback is one flow per cgroup; yield holds it at its flow's bound"
 TIMEOUT=300
 # shellcheck source=rc
 . /fairq/tests/vm/rc
@@ -37,15 +38,9 @@ WB_KEY=4294967296
 require_cmd mkfs.ext4
 require_cmd dd
 
-T=/sys/kernel/tracing
-if ! awk -v t="$T" '$2 == t && $3 == "tracefs" { f = 1 } END { exit !f }' /proc/mounts; then
-	mount -t tracefs nodev "$T" || skip_all "cannot mount tracefs on $T (CONFIG_TRACING)"
-	cleanup_push "umount $T"
-fi
-
 cleanup_push "null_blk_destroy $NB"
 null_blk_create "$NB" memory_backed=1 size=256 blocksize=4096 irqmode=2 \
-	completion_nsec=10000000 submit_queues=1 hw_queue_depth=2
+	completion_nsec=40000000 submit_queues=1 hw_queue_depth=2
 echo none >/sys/block/$NB/queue/scheduler 2>/dev/null
 load_fairq
 fairq_create fairq0 "/dev/$NB"
@@ -54,6 +49,7 @@ cleanup_push "fairq_destroy fairq0"
 	fatal "classify is not tgid by default: $(cat /sys/block/fairq0/fairq/classify)"
 fairq_set fairq0 fastpath off
 fairq_set fairq0 depth 2
+fairq_set fairq0 writeback yield
 mkfs.ext4 -q -F /dev/fairq0 || fatal "mkfs.ext4 on fairq0 failed"
 mkdir -p "$MNT"
 mount /dev/fairq0 "$MNT" || fatal "mount of fairq0 failed"
@@ -65,18 +61,8 @@ cleanup_push "echo $wb_cs >/proc/sys/vm/dirty_writeback_centisecs; echo $exp_cs 
 echo 100 >/proc/sys/vm/dirty_writeback_centisecs
 echo 100 >/proc/sys/vm/dirty_expire_centisecs
 
-buf0=$(awk '{ if ($2 == "(expanded:") { sub("\\)", "", $3); print $3 } else print $1 }' \
-	"$T/buffer_size_kb")
-trace_off() {
-	echo 0 >"$T/tracing_on"
-	echo 0 >"$T/events/fairq/fairq_queue/enable"
-	echo "$buf0" >"$T/buffer_size_kb"
-	: >"$T/trace"
-}
-cleanup_push trace_off
-echo 0 >"$T/tracing_on"
-echo 8192 >"$T/buffer_size_kb" || fatal "buffer_size_kb 8192 refused"
-echo 1 >"$T/events/fairq/fairq_queue/enable" || fatal "cannot enable fairq_queue"
+# tracefs (rc: mounted for the test unless it is), the queued events on
+trace_setup fairq/fairq_queue 8192
 
 # little_dirty: under 1 MiB dirty or under writeback
 little_dirty() {
@@ -95,10 +81,7 @@ poll 100 0.1 little_dirty ||
 sync
 echo 0 >"$T/tracing_on"
 held=$(($(stat_field fairq0 async_held) - held0))
-over=0
-for c in "$T"/per_cpu/cpu*/stats; do
-	over=$((over + $(awk '$1 == "overrun:" { print $2 }' "$c")))
-done
+over=$(trace_overruns)
 [ "$over" = 0 ] || fatal "the ring buffer overran ($over events lost)"
 
 # "flow bytes" of every queued write
@@ -123,7 +106,7 @@ root_id=$(stat -c %i /sys/fs/cgroup 2>/dev/null || echo 1)
 	ok "one writeback flow, key 2^32 + the root cgroup's id ($root_id)" ||
 	fail "writeback flows: '$wb_keys' ($nwb), expected $((WB_KEY + root_id))"
 [ "$held" -gt 0 ] && ok "async writes held at their flow's bound (async_held +$held)" ||
-	fail "async_held did not grow: the flow's bound never acted"
+	fail "async_held did not grow: yield's bounds never acted"
 
 echo 3 >/proc/sys/vm/drop_caches
 cmp -s /tmp/src345 "$MNT/copy" && ok "the file read back from the disk equals its source" ||
