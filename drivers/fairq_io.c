@@ -801,8 +801,9 @@ static struct bio *fairq_cut_async(struct fairq_dev *fd, struct bio *bio)
 	struct bio *split;
 	u32 piece;
 
-	if (bio_op(bio) != REQ_OP_WRITE || op_is_sync(bio->bi_opf) ||
-	    size < 2 * PAGE_SIZE)
+	/* no lock taken unless writeback=yield: the core cuts nothing else */
+	if (!READ_ONCE(fd->wb_yield) || bio_op(bio) != REQ_OP_WRITE ||
+	    op_is_sync(bio->bi_opf) || size < 2 * PAGE_SIZE)
 		return bio;
 	spin_lock_irqsave(&fd->lock, flags);
 	piece = fq_sched_async_piece(fd->fqs, size);
