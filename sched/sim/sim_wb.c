@@ -20,7 +20,10 @@
  * The sync reader is a 4 KiB random reader at queue depth 1.
  *
  * Each process's slowdown s is its rate in the mix over its rate alone
- * on the same device and configuration; G = min s / (1/2).
+ * on the same device and configuration; G = min s / share, the share
+ * being 1/2, or weight over the weights' sum when the copy is given
+ * weight 400 against the reader's 100 (a buffered writer of a heavier
+ * cgroup beside a direct reader, as VM test 090 has it).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +37,7 @@
 #define WB_SMALL	4096u
 #define WB_RING		(1u << 16)	/* async writes tracked for ordering */
 #define WB_REQS		4096		/* requests the run may have out */
+#define WB_HEAVY	400		/* a copy's weight against 100 */
 
 enum wb_kind { WB_COPY, WB_DATA, WB_JOURNAL, WB_READ };
 enum { WB_KEY_COPY = 1, WB_KEY_SYNC = 2, WB_KEY_JOURNAL = 3 };
@@ -53,6 +57,7 @@ struct wb_run {
 	u64 now, warm_ns, end_ns, timer_ns;
 	u64 seed;
 	bool copy_on, sync_on;
+	u32 copy_weight;		/* the copy's weight, 0 = its level's */
 	enum wb_kind sync_kind;		/* WB_DATA (commits) or WB_READ */
 	u64 copy_sector, copy_bytes;	/* in the window */
 	/* ordering: copy writes submitted, and the first one not yet done */
@@ -89,6 +94,7 @@ static struct wb_req *wb_get(struct wb_run *w, enum wb_kind kind, u32 bytes)
 	case WB_COPY:
 		r->rq.key = WB_KEY_COPY;
 		r->rq.flags = FQ_REQ_WRITE;
+		r->rq.weight = w->copy_weight;
 		r->rq.sector = w->copy_sector;
 		w->copy_sector += bytes / 512;
 		break;
@@ -229,8 +235,8 @@ struct wb_result {
 };
 
 static void wb_run(const struct sim_dev *model, const struct sim_wb_cfg *c,
-		   bool copy, bool sync, enum wb_kind sync_kind, u64 ms,
-		   u64 seed, struct wb_result *res)
+		   bool copy, bool sync, enum wb_kind sync_kind, u32 copy_weight,
+		   u64 ms, u64 seed, struct wb_result *res)
 {
 	struct wb_run *w = calloc(1, sizeof(*w));
 	struct sim_io *io;
@@ -253,6 +259,7 @@ static void wb_run(const struct sim_dev *model, const struct sim_wb_cfg *c,
 	w->end_ns = ms * WB_MS;
 	w->warm_ns = w->end_ns / 10;
 	w->copy_on = copy;
+	w->copy_weight = copy_weight;
 	w->sync_on = sync;
 	w->sync_kind = sync_kind;
 	w->timer_ns = UINT64_MAX;
@@ -317,20 +324,31 @@ static const struct wb_model wb_models[] = {
 	  10000 },
 };
 
-static void wb_mix(const struct sim_wb_cfg *c, enum wb_kind kind,
+/*
+ * @weight: the copy's weight against the other process's 100 (0: both
+ * at the default level); G = min over the two of s / its share.
+ */
+static void wb_mix(const struct sim_wb_cfg *c, enum wb_kind kind, u32 weight,
 		   const struct wb_model *wm, u64 seed)
 {
+	double sc, ss, g, copy_share = 0.5;
 	struct wb_result copy, sync, both;
-	double sc, ss, g;
+	char what[48];
 
-	wb_run(&wm->m, c, true, false, kind, wm->ms, seed, &copy);
-	wb_run(&wm->m, c, false, true, kind, wm->ms, seed, &sync);
-	wb_run(&wm->m, c, true, true, kind, wm->ms, seed, &both);
+	wb_run(&wm->m, c, true, false, kind, weight, wm->ms, seed, &copy);
+	wb_run(&wm->m, c, false, true, kind, weight, wm->ms, seed, &sync);
+	wb_run(&wm->m, c, true, true, kind, weight, wm->ms, seed, &both);
 	sc = copy.copy_mbs > 0 ? both.copy_mbs / copy.copy_mbs : 0;
 	ss = sync.ops_s > 0 ? both.ops_s / sync.ops_s : 0;
-	g = 2 * (sc < ss ? sc : ss);
+	if (weight)
+		copy_share = weight / (weight + 100.0);
+	g = sc / copy_share < ss / (1 - copy_share) ?
+	    sc / copy_share : ss / (1 - copy_share);
+	snprintf(what, sizeof(what), "%s%s",
+		 kind == WB_DATA ? "commit log" : "sync reader",
+		 weight == WB_HEAVY ? ", copy at weight 400" : "");
 	printf("| %s | %s | %.2f | %.2f (%.2f) | %.0f | %.0f (%.2f) | %.2f | %.1f | %.1f |\n",
-	       c->what, kind == WB_DATA ? "commit log" : "sync reader",
+	       c->what, what,
 	       copy.copy_mbs, both.copy_mbs, sc, sync.ops_s, both.ops_s, ss, g,
 	       sync.p99_ms, both.p99_ms);
 }
@@ -350,8 +368,9 @@ void sim_wb_table(const struct sim_wb_cfg *cfgs, int ncfg, u64 seed)
 		       "| ops/s alone | ops/s in the mix (s) | G | p99 ms alone | p99 ms in the mix |\n");
 		printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
 		for (i = 0; i < ncfg; i++) {
-			wb_mix(&cfgs[i], WB_DATA, &wb_models[m], seed);
-			wb_mix(&cfgs[i], WB_READ, &wb_models[m], seed);
+			wb_mix(&cfgs[i], WB_DATA, 0, &wb_models[m], seed);
+			wb_mix(&cfgs[i], WB_READ, 0, &wb_models[m], seed);
+			wb_mix(&cfgs[i], WB_READ, WB_HEAVY, &wb_models[m], seed);
 		}
 	}
 }
