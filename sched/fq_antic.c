@@ -31,7 +31,11 @@
  * FQ_ANTIC_SEEKY_DEPTH - 1 slots (with fewer, holding one costs more
  * than it saves, and the flow spends its turn in one burst and then
  * waits a whole round: worse latency for it, an idle slot for the
- * others).  A flow that thinks longer (a process between bursts, a reader
+ * others).  A boosted flow is anticipated at any depth, seeky or not:
+ * the slot is what the boost is for, and at depth 1 (one request in
+ * service, a disk with no queue of its own) each of its reads would
+ * otherwise wait for a whole request of the others; its holds end with
+ * the boost.  A flow that thinks longer (a process between bursts, a reader
  * behind a slow consumer, any reader of a fast device) is not waited
  * for: it gets its place back when it returns (fq_drr_place()), without
  * idling the disk.
@@ -102,14 +106,6 @@ enum {
 	 * 210 and 211 cases fail, neutral.
 	 */
 	FQ_ANTIC_SEEKY_DEPTH = 4,
-	/*
-	 * ... boosted ones (fq_boost.c) from this.  Kind: fitted, on start-up
-	 * beside streamers at depth 2.  Family: at 4, 7 more start-ups
-	 * fail (219 cases in all); at 1 (anticipated at every depth) 10
-	 * fewer (200 in all, 83 start-ups, one more elsewhere): the family
-	 * would have it lower.
-	 */
-	FQ_ANTIC_BOOST_DEPTH = 2,
 	/*
 	 * A slowdown by injection from this [%] ...  Kind: fitted (a FIFO disk
 	 * and a throttle that bills after: the slowdown a request of the
@@ -358,9 +354,8 @@ u64 fq_antic_window(const struct fq_sched *fqs, const struct fq_flow *fqf)
 	if (!cap || fqf->ttime_n < FQ_TTIME_MIN_SAMPLES ||
 	    fqf->ttime_ns > cap || fqf->ttime_ns >= svc)
 		return 0;
-	if (!(fqf->flags & FQ_FF_BEHIND) &&
-	    fqf->seq_pct < FQ_SEQ_PCT && fqs->depth_now <
-	    (fq_flow_lane(fqs, fqf) ? FQ_ANTIC_BOOST_DEPTH : FQ_ANTIC_SEEKY_DEPTH))
+	if (!(fqf->flags & FQ_FF_BEHIND) && !fq_flow_lane(fqs, fqf) &&
+	    fqf->seq_pct < FQ_SEQ_PCT && fqs->depth_now < FQ_ANTIC_SEEKY_DEPTH)
 		return 0;
 	/* kind: device, twice the flow's own think time (its spread) */
 	w = 2 * (u64)fqf->ttime_ns + FQ_TTIME_SLACK_NS;

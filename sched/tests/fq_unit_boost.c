@@ -106,6 +106,41 @@ static void t_boost_interactive(void)
 }
 
 /*
+ * A boosted reader is waited for at any depth, seeky or not: at depth 1,
+ * after each of its random reads (think 100 us, 1 ms service), the one
+ * slot stays free through its think time, so that its next read does not
+ * queue behind a bulk one.  Without the boost a seeky reader at depth 1
+ * is not waited for (fq_unit_antic.c's anticipation_seeky): nothing is
+ * held.  Returns the completions of the reader after which no bulk
+ * request went (of 12, from the fourth on: the think time is learnt).
+ * Not all 9: once its reads come back as fast as alone, the reader has
+ * its share and is not waited for (fq_antic_served()) until it has not.
+ */
+static int tb_seeky_held(const char *boost_ms)
+{
+	int i, w, held = 0;
+
+	tb_setup(TB_BULK, 40, boost_ms);
+	th_set("idle_us", "1000");
+	for (i = 0; i < 12; i++) {
+		th_enq(1, (u64)(i * 100003 + 17) * 64, 4096, SYNC, 0);
+		for (w = 0; w < 200 && tb_step() != 1; w++)
+			;
+		if (i >= 3 && tb_step() == 0)
+			held++;
+		th.now += 100 * US;
+	}
+	th_free();
+	return held;
+}
+
+static void t_boost_antic_depth1(void)
+{
+	CHECK(tb_seeky_held(NULL) >= 4);
+	CHECK_EQ(tb_seeky_held("0"), 0);
+}
+
+/*
  * A greedy flow loses its boost for good: more than 4 requests outstanding,
  * a request above 128 KiB, an async one.  Afterwards it reads one small
  * request at a time and is not served first any more (a well-behaved new
@@ -455,6 +490,7 @@ static void t_boost_long_think(void)
 static const struct fq_test_case cases[] = {
 	{ "boost_interactive", t_boost_interactive },
 	{ "boost_greedy", t_boost_greedy },
+	{ "boost_antic_depth1", t_boost_antic_depth1 },
 	{ "boost_readahead", t_boost_readahead },
 	{ "boost_share", t_boost_share },
 	{ "boost_readahead_inflight", t_boost_readahead_inflight },
