@@ -218,49 +218,29 @@ static bool page_cached(uint64_t off, uint32_t len)
 }
 
 /*
- * Reader threads, fast path only: may @r skip the payload buffer?  A
- * large READ whose pages are all cached is sent from the page cache by
- * sendfile(2) (transmission.c): the server copies nothing, where
- * pread and send copied it twice.  A large non-FUA WRITE goes from the
- * socket into a pipe and, once all there, into the page cache by
- * splice(2) (engine_write_pipe()), one copy instead of two; the
- * connection's writer thread writes it while the reader receives the
- * next.  Small requests are cheaper copied, by the reader.
+ * Reader threads, fast path only: may READ @r skip the payload buffer?
+ * A large READ whose pages are all cached is sent from the page cache by
+ * sendfile(2) (transmission.c): the server copies nothing, where pread
+ * and send copied it twice.  Small requests are cheaper copied.
  */
 bool engine_zero_copy(const struct req *r)
 {
-	if (!eng.fast || r->len < ZC_MIN)
-		return false;
-	if (r->type == NBD_CMD_WRITE)
-		return !fua_flags(r);
-	return r->type == NBD_CMD_READ && page_cached(r->offset, r->len);
+	return eng.fast && r->len >= ZC_MIN && r->type == NBD_CMD_READ &&
+	       page_cached(r->offset, r->len);
 }
 
 /*
- * A connection's writer thread, a large fast-path WRITE (see
- * engine_zero_copy()): its payload, all in the pipe @pfd, into the page
- * cache (splice(2)).  True = written; false = r->error set, the bytes
- * the file did not take left in the pipe.
+ * Reader threads, fast path only: is WRITE @r written behind?  A large
+ * non-FUA WRITE is taken into a buffer by the reader and written into
+ * the page cache by the connection's writer thread (engine_write_buf())
+ * while the reader takes in the next: the two copies, socket to buffer
+ * and buffer to page cache, run side by side.  A small one the reader
+ * writes itself (engine_try_inline()).
  */
-bool engine_write_pipe(struct req *r, int pfd)
+bool engine_write_behind(const struct req *r)
 {
-	loff_t off = r->offset;
-	long n = 0;
-
-	while ((uint32_t)n < r->len) {
-		ssize_t k = splice(pfd, NULL, cfg.exp.fd_buf, &off,
-				   r->len - n, SPLICE_F_MOVE);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0)
-			n = -errno;
-		if (k <= 0)
-			break;
-		n += k;
-	}
-	rw_result(r, n, r->len);
-	return !r->error;
+	return eng.fast && r->len >= ZC_MIN && r->type == NBD_CMD_WRITE &&
+	       !fua_flags(r);
 }
 
 /* The same, the payload in r->buf. */

@@ -18,10 +18,10 @@
  * Fast path (--cache=page, no device model, no --fair): the reader does
  * a READ/WRITE itself when the page cache can serve it without blocking
  * (RWF_NOWAIT) and queues the reply; only a miss goes to the engine.
- * From ZC_MIN bytes on, the data does not pass through a buffer: a
- * cached READ is sent from the page cache (sendfile), a non-FUA WRITE's
- * payload is spliced from the socket into a pipe of the connection and,
- * once all there, by the connection's writer into the page cache.
+ * From ZC_MIN bytes on, a cached READ is sent from the page cache
+ * (sendfile), and a non-FUA WRITE's payload, once all in a buffer, is
+ * written into the page cache by the connection's writer while the
+ * reader takes in the next.
  */
 #ifndef FAIRQ_NBD_H
 #define FAIRQ_NBD_H
@@ -52,9 +52,7 @@ enum {
 	DEPTH_MAX = 1024,
 	DRAIN_TIMEOUT_S = 10,		/* default --drain-timeout [s] */
 	SYNC_WORKERS = 8,		/* sync worker threads */
-	ZC_MIN = 64 << 10,		/* fast path: READ/WRITE spliced from here [bytes] */
-	CONN_PIPE = 1 << 20,		/* pipe between socket and file [bytes] */
-	CONN_PIPES = 4,			/* such pipes per connection */
+	ZC_MIN = 64 << 10,		/* fast path: sendfile, write-behind from here [bytes] */
 };
 
 /* --cache: where READ/WRITE data goes through. */
@@ -91,7 +89,6 @@ struct req {
 	uint32_t error;		/* NBD_E* for the reply, 0 = success */
 	void *buf;		/* payload, page aligned, NULL if none */
 	uint32_t held;		/* bytes counted in conn->held_bytes */
-	int pipe;		/* zero-copy WRITE: conn->pipes[] index, or -1 */
 	bool in_sched;		/* passed through fq_sched (glue owns fq) */
 	bool zc;		/* READ: reply data sent from the file, no buf */
 	bool by_writer;		/* large fast-path WRITE: the conn's writer does it */
@@ -119,9 +116,6 @@ struct conn {
 	pthread_t reader, writer;
 	unsigned char *rbuf;	/* reader: bytes received, not yet parsed */
 	uint32_t rstart, rend;	/* reader: the unparsed part of rbuf */
-	int pipes[CONN_PIPES][2];	/* zero-copy WRITEs' payloads; -1 = not made */
-	uint32_t pipe_size[CONN_PIPES];	/* their capacity [bytes] */
-	bool no_pipe;		/* reader: pipe2() failed, WRITEs are copied */
 	struct req *batch[REPLY_BATCH];	/* reader: served, reply not sent */
 	unsigned int nbatch;
 	pthread_mutex_t send_lock;	/* held while a reply is on the socket */
@@ -131,7 +125,6 @@ struct conn {
 	struct req *done_head, *done_tail;	/* replies to send, in order */
 	unsigned int outstanding;	/* accepted, not yet replied [requests] */
 	size_t held_bytes;	/* payload held by outstanding requests */
-	unsigned int pipes_busy;	/* bit i: pipes[i] holds a WRITE */
 	bool writer_stop;
 	bool broken;		/* a reply write failed: discard the rest */
 	bool no_zeroes;		/* client set NBD_FLAG_C_NO_ZEROES */
@@ -201,7 +194,7 @@ void engine_stop(void);
 bool engine_fast_path(void);
 bool engine_try_inline(struct req *r);
 bool engine_zero_copy(const struct req *r);
-bool engine_write_pipe(struct req *r, int pfd);
+bool engine_write_behind(const struct req *r);
 void engine_write_buf(struct req *r);
 
 /* devmodel.c */

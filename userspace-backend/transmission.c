@@ -187,48 +187,14 @@ static bool send_failed(struct conn *c, struct req *r)
 }
 
 /*
- * Zero-copy WRITEs: a payload waits in one of the connection's pipes
- * until all of it is there; the writer thread then moves it into the
- * file and replies, while the reader takes in the next request.  A pipe
- * is owned by the reader while free and while it fills, by the writer
- * from the hand-over until it is put back (c->pipes_busy, under
- * c->lock).
+ * Writer: a large fast-path WRITE's payload, in r->buf, into the file.
+ * One thread writes while the reader takes in the next payload: the two
+ * copies (socket to buffer, buffer to page cache) run side by side, and
+ * a second writer would only wait for the file's lock.
  */
-static void pipe_put(struct conn *c, int i)
+static void write_deferred(struct req *r)
 {
-	pthread_mutex_lock(&c->lock);
-	c->pipes_busy &= ~(1u << i);
-	pthread_mutex_unlock(&c->lock);
-}
-
-/* Close pipe @i (what is left in it is dropped) and put it back. */
-static void pipe_drop(struct conn *c, int i)
-{
-	close(c->pipes[i][0]);
-	close(c->pipes[i][1]);
-	c->pipes[i][0] = c->pipes[i][1] = -1;
-	pipe_put(c, i);
-}
-
-/*
- * Writer: a large fast-path WRITE's payload into the file, from its pipe
- * or from r->buf (no pipe was free, or it ran out of slots).  One thread
- * writes, the reader goes on receiving: a second writer would only wait
- * for the file's lock.
- */
-static void write_deferred(struct conn *c, struct req *r)
-{
-	int i = r->pipe;
-
-	if (i < 0) {
-		engine_write_buf(r);
-		return;
-	}
-	r->pipe = -1;
-	if (engine_write_pipe(r, c->pipes[i][0]))
-		pipe_put(c, i);
-	else
-		pipe_drop(c, i);	/* with what the file refused */
+	engine_write_buf(r);
 }
 
 static void *writer_main(void *arg)
@@ -239,7 +205,7 @@ static void *writer_main(void *arg)
 
 	while ((r = writer_next(c, &broken))) {
 		if (r->by_writer && !r->error)
-			write_deferred(c, r);
+			write_deferred(r);
 		if (!broken) {
 			pthread_mutex_lock(&c->send_lock);
 			if (send_replies(c, &r, 1, false) < 0)
@@ -339,7 +305,6 @@ static struct req *req_new(struct conn *c, const unsigned char *h)
 	r->handle = get_be64(h + 8);
 	r->offset = get_be64(h + 16);
 	r->len = get_be32(h + 24);
-	r->pipe = -1;
 	return r;
 }
 
@@ -491,150 +456,6 @@ static int alloc_read_buf(struct req *r)
 	return 0;
 }
 
-/*
- * Reader: a free pipe that holds @len bytes, made on first use; -1 if
- * there is none (the WRITE is copied: the reader never waits for one).
- */
-static int pipe_get(struct conn *c, uint32_t len)
-{
-	int i, sz;
-
-	if (c->no_pipe)
-		return -1;
-	pthread_mutex_lock(&c->lock);
-	for (i = 0; i < CONN_PIPES && (c->pipes_busy & (1u << i)); i++)
-		;
-	if (i < CONN_PIPES)
-		c->pipes_busy |= 1u << i;
-	pthread_mutex_unlock(&c->lock);
-	if (i == CONN_PIPES)
-		return -1;
-	if (c->pipes[i][0] < 0) {
-		if (pipe2(c->pipes[i], O_CLOEXEC) < 0) {
-			log_dbg("conn %u: pipe2: %s; WRITEs are copied",
-				c->id, strerror(errno));
-			c->pipes[i][0] = c->pipes[i][1] = -1;
-			c->no_pipe = true;
-			pipe_put(c, i);
-			return -1;
-		}
-		fcntl(c->pipes[i][1], F_SETPIPE_SZ, CONN_PIPE);	/* or less */
-		sz = fcntl(c->pipes[i][1], F_GETPIPE_SZ);
-		c->pipe_size[i] = sz > 0 ? sz : 0;
-	}
-	if (len > c->pipe_size[i]) {
-		pipe_put(c, i);
-		return -1;
-	}
-	return i;
-}
-
-/* The pipe has no free slot (small pieces can fill it before its size). */
-static bool pipe_full(int fd)
-{
-	struct pollfd pfd = { .fd = fd, .events = POLLOUT };
-
-	return poll(&pfd, 1, 0) == 0;
-}
-
-/* Reader: move @len bytes out of pipe @i into @dst. */
-static int pipe_take(struct conn *c, int i, void *dst, size_t len)
-{
-	while (len) {
-		ssize_t k = read(c->pipes[i][0], dst, len);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			return -1;
-		dst = (char *)dst + k;
-		len -= k;
-	}
-	return 0;
-}
-
-/*
- * The pipe ran out of slots with @have bytes of @r's payload in it:
- * they go into r->buf and the rest is read after them, as for a copied
- * WRITE.  0 = the payload is in r->buf (or dropped for want of memory,
- * r->error set), -1 = the client vanished.
- */
-static int write_unspliced(struct conn *c, struct req *r, uint32_t have)
-{
-	size_t alloc = ((size_t)r->len + 4095) & ~(size_t)4095;
-	int i = r->pipe;
-
-	log_dbg("conn %u: WRITE handle=0x%llx length=%u: pipe full at %u bytes; copied",
-		c->id, (unsigned long long)r->handle, r->len, have);
-	r->pipe = -1;
-	if (posix_memalign(&r->buf, 4096, alloc)) {
-		r->buf = NULL;
-		pipe_drop(c, i);
-		if (conn_read(c, NULL, r->len - have) < 0)
-			goto vanished;
-		r->error = NBD_ENOMEM;
-		return 0;
-	}
-	if (pipe_take(c, i, r->buf, have) < 0) {
-		pipe_drop(c, i);
-		goto vanished;
-	}
-	pipe_put(c, i);
-	if (conn_read(c, (char *)r->buf + have, r->len - have) < 0)
-		goto vanished;
-	pthread_mutex_lock(&c->lock);
-	c->held_bytes += r->len;	/* a buffer after all */
-	r->held = r->len;
-	pthread_mutex_unlock(&c->lock);
-	return 0;
-vanished:
-	log_cut_write(c, r);
-	return -1;
-}
-
-/*
- * Reader, a zero-copy WRITE: its payload into its pipe r->pipe
- * (splice(2) takes the socket's pages; the bytes already in c->rbuf
- * are copied in).  Nothing reaches the file before all of it is there,
- * so a client that vanishes inside the payload leaves no byte of it in
- * the file, as with a buffer.  0 = in the pipe, or in r->buf after all
- * (see write_unspliced()); -1 = the client vanished.
- */
-static int write_spliced(struct conn *c, struct req *r)
-{
-	uint32_t have = c->rend - c->rstart;
-	int pfd = c->pipes[r->pipe][1];
-	bool more = false;
-	ssize_t got;
-
-	if (have > r->len)
-		have = r->len;
-	/* an empty pipe that holds r->len bytes takes these at once */
-	if (have && write(pfd, c->rbuf + c->rstart, have) != (ssize_t)have)
-		goto vanished;
-	c->rstart += have;
-	if (have < r->len)
-		reply_flush(c);		/* about to wait for the client */
-	while (have < r->len) {
-		if (more && pipe_full(pfd))
-			return write_unspliced(c, r, have);
-		got = splice(c->fd, NULL, pfd, NULL, r->len - have,
-			     SPLICE_F_MOVE);
-		if (got < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			goto vanished;
-		have += got;
-		more = true;
-	}
-	return 0;
-vanished:
-	pipe_drop(c, r->pipe);
-	r->pipe = -1;
-	log_cut_write(c, r);
-	return -1;
-}
-
 /* One request: 1 = go on, 0 = NBD_CMD_DISC, -1 = close. */
 static int serve_one(struct conn *c, const unsigned char *h)
 {
@@ -652,18 +473,15 @@ static int serve_one(struct conn *c, const unsigned char *h)
 	}
 	r->error = check_request(c, r);
 	zc = !r->error && engine_fast_path() && engine_zero_copy(r);
-	if (zc && r->type == NBD_CMD_WRITE) {
-		r->by_writer = true;
-		r->pipe = pipe_get(c, r->len);
-	}
+	r->by_writer = !r->error && engine_fast_path() && engine_write_behind(r);
 	hold = 0;
-	if ((r->type == NBD_CMD_WRITE && r->len <= NBD_MAX_PAYLOAD &&
-	     r->pipe < 0) || (r->type == NBD_CMD_READ && !r->error && !zc))
+	if ((r->type == NBD_CMD_WRITE && r->len <= NBD_MAX_PAYLOAD) ||
+	    (r->type == NBD_CMD_READ && !r->error && !zc))
 		hold = r->len;
 	conn_reserve(c, r, hold);
 	ret = 0;
 	if (r->type == NBD_CMD_WRITE)
-		ret = r->pipe >= 0 ? write_spliced(c, r) : read_payload(c, r);
+		ret = read_payload(c, r);
 	if (ret < 0) {
 		pthread_mutex_lock(&c->lock);
 		c->broken = true;	/* the stream is lost: no more replies */
@@ -768,7 +586,6 @@ static void conn_unlink(struct conn *c)
 static void *reader_main(void *arg)
 {
 	struct conn *c = arg;
-	int i;
 
 	set_rcv_timeout(c->fd, HANDSHAKE_TIMEOUT_S);
 	c->rbuf = malloc(CONN_RBUF);
@@ -786,12 +603,6 @@ static void *reader_main(void *arg)
 	else
 		log_dbg("conn %u: closed", c->id);
 	close(c->fd);
-	for (i = 0; i < CONN_PIPES; i++) {
-		if (c->pipes[i][0] >= 0) {
-			close(c->pipes[i][0]);
-			close(c->pipes[i][1]);
-		}
-	}
 	free(c->rbuf);
 	conn_unlink(c);
 	pthread_mutex_destroy(&c->send_lock);
@@ -826,7 +637,7 @@ static int conn_spawn(struct conn *c)
 int conn_start(int fd, const char *peer)
 {
 	struct conn *c;
-	int err, i;
+	int err;
 
 	pthread_mutex_lock(&conns_lock);
 	if (shutting_down || nconns >= cfg.max_conns) {
@@ -844,8 +655,6 @@ int conn_start(int fd, const char *peer)
 		return -1;
 	}
 	c->fd = fd;
-	for (i = 0; i < CONN_PIPES; i++)
-		c->pipes[i][0] = c->pipes[i][1] = -1;
 	c->id = ++next_id;
 	snprintf(c->peer, sizeof(c->peer), "%s", peer);
 	pthread_mutex_init(&c->send_lock, NULL);

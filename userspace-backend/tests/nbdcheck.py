@@ -130,8 +130,8 @@ def odd_extent(rng, size):
 
 
 def large_extent(rng, size):
-    """Lengths the server moves by splice/sendfile (64 KiB up to its
-    1 MiB pipe) and just past it, at odd offsets."""
+    """Lengths the server sends by sendfile or writes behind (64 KiB up
+    to 1 MiB) and just past it, at odd offsets."""
     off = rng.randrange(0, size // 4096) * 4096 + rng.choice([0, 1, 4095])
     length = rng.choice([65536, 65539, rng.randrange(65536, 1 << 20),
                          1 << 20, (1 << 20) + 5])

@@ -8,7 +8,7 @@
 # without the range lock this check finds ~170 torn pieces); FLUSH, FUA,
 # TRIM, WRITE_ZEROES (unaligned, NO_HOLE) and the block sizes 1/4096/32M;
 # WRITEs of 64 KiB to 1 MiB whose payload comes in many small sends
-# (page mode: the pipe fills before the payload is in, it is copied).
+# (page mode: written behind by the connection's writer once all in).
 source "$(dirname "$0")/functions.sh"
 requires_libnbd
 
@@ -25,13 +25,9 @@ for mode in page none; do
 	nbdcheck commands "$uri" || fatal "$mode: commands"
 	stop_server
 	: >"$log"
-	start_server -v --cache=$mode "$disk"
+	start_server --cache=$mode "$disk"
 	nbdcheck pieces "$sock" || fatal "$mode: pieces"
 	stop_server
-	# page mode splices a large payload into a pipe; small pieces fill
-	# its slots first, and the payload is then copied
-	[ $mode = none ] || grep -q "pipe full at" "$log" ||
-		fatal "$mode: pieces never filled the pipe"
 	: >"$log"
 done
 echo "unaligned I/O verified with --cache=page and --cache=none"

@@ -1,9 +1,10 @@
 #!/bin/bash
 # test-write-errors.sh - WRITEs the file refuses (past the server's file
 # size limit, RLIMIT_FSIZE: EFBIG) get NBD_ENOSPC and leave the
-# connection usable, whether their payload was copied (4 KiB), spliced
-# into a pipe (64 KiB to 1 MiB in page mode) or taken in part (a WRITE
-# across the limit); both cache modes.
+# connection usable, whether their payload was written by the reader
+# (4 KiB), written behind by the connection's writer (64 KiB to 1 MiB in
+# page mode) or taken in part (a WRITE across the limit); both cache
+# modes.
 source "$(dirname "$0")/functions.sh"
 requires_libnbd
 
