@@ -55,7 +55,7 @@
  *    first inode.  A lost boost stays lost, in the flow memory too.
  *
  * Anticipation (fq_antic.c, fq_drr.c) waits for a flow served by the
- * boost from depth 2, seeky or not (others: 4), through a longer think
+ * boost at any depth, seeky or not (others: from 4), through a longer think
  * time than others (fq_antic_window()), and the other flows keep out of
  * a reserve of slots while its request is in flight and during its
  * window: its next request must find a server free, not queue behind
