@@ -714,6 +714,11 @@ static void dev_issue_ra(struct sim *sm, struct dev_run *dr, int fi)
 	}
 }
 
+static bool dev_async_write(const struct sim_flow *f)
+{
+	return (f->flags & (FQ_REQ_WRITE | FQ_REQ_SYNC)) == FQ_REQ_WRITE;
+}
+
 static void dev_issue(struct sim *sm, struct dev_run *dr, int fi)
 {
 	struct sim_flow *f = &sm->f[fi];
@@ -729,12 +734,22 @@ static void dev_issue(struct sim *sm, struct dev_run *dr, int fi)
 	memset(&r->rq, 0, sizeof(r->rq));
 	r->rq.key = f->key_per_req ? f->key + ((u64)f->issued << 20) : f->key;
 	r->rq.bytes = f->vary_size ? f->bytes * (1 + f->issued % 4) : f->bytes;
-	f->issued++;
 	r->rq.flags = f->flags;
 	r->rq.ioprio = f->ioprio;
+	if (dev_async_write(f)) {
+		/* a flusher: cut where the core says, wait for room */
+		r->rq.bytes = fq_sched_async_piece(sm->s, r->rq.bytes);
+		if (!fq_sched_may_queue(sm->s, &r->rq)) {
+			r->next_free = dr->free;
+			dr->free = r;
+			f->refused++;
+			return;
+		}
+	}
+	f->issued++;
 	if (f->sequential) {
 		r->rq.sector = f->next_sector;
-		f->next_sector += f->bytes / 512;
+		f->next_sector += r->rq.bytes / 512;
 	} else {
 		r->rq.sector = (sim_rand(sm) % (1ull << 30)) & ~7ull;
 	}
@@ -747,12 +762,31 @@ static void dev_issue(struct sim *sm, struct dev_run *dr, int fi)
 	sim_enqueue(sm->s, &r->rq, sm->now);
 }
 
+/* Async writers the core refused: their requests again, while it takes them. */
+static void dev_refused(struct sim *sm, struct dev_run *dr)
+{
+	struct sim_flow *f;
+	int i;
+
+	for (i = 0; i < sm->nflows; i++) {
+		f = &sm->f[i];
+		while (f->refused) {
+			u32 left = --f->refused;
+
+			dev_issue(sm, dr, i);
+			if (f->refused > left)
+				break;	/* refused again */
+		}
+	}
+}
+
 static void dev_pump(struct sim *sm, struct dev_run *dr)
 {
 	struct fq_req *rq;
 	struct dev_req *r;
 	u64 t;
 
+	dev_refused(sm, dr);
 	while ((rq = fq_sched_dispatch(sm->s, sm->now))) {
 		r = (struct dev_req *)((char *)rq - offsetof(struct dev_req, rq));
 		if (dr->c->transit_ns)

@@ -49,6 +49,12 @@ struct sim_flow {
 	 * only for its own requests
 	 */
 	u32 ra_every;
+	/*
+	 * device sections, an async writer: requests the core had no room
+	 * for (fq_sched_may_queue(): the back-pressure fairq.ko applies to
+	 * a flusher), issued again as room comes
+	 */
+	u32 refused;
 	u32 issued, completed;
 	u64 last_done_ns;
 	/* results, in the measuring window */
