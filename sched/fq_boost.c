@@ -10,8 +10,8 @@
  * small files under ten streaming readers then takes several times as
  * long as alone.  BFQ answers with weight raising of new and soft
  * real-time queues; this is the same idea in this core's terms.  On the
- * device family (make -C sched family) boost_ms=0 makes 34 more of its
- * 200 start-ups fail; at the defaults 93 still do (SIM-DEVICES.md FAMILY:
+ * device family (make -C sched family) boost_ms=0 makes 44 more of its
+ * 200 start-ups fail; at the defaults 83 still do (SIM-DEVICES.md FAMILY:
  * mostly where the reader alone keeps more than half of fairq's depth
  * busy, which tokens bounded by the others' service cannot give it).
  *
@@ -69,7 +69,9 @@
  * Kinds as in fq_depth.h (sched/README.md, "Constants").  The family's
  * steady-state mixes are measured after every boost has ended, so only
  * its startup mix (200 small files beside ten streamers) shows these;
- * 93 of its 200 start-ups fail at the defaults.
+ * 83 of its 200 start-ups fail at the defaults.  The figures below were
+ * taken against 93 (210 cases in all), before boosted flows were
+ * anticipated at any depth.
  */
 enum {
 	/*
