@@ -121,14 +121,16 @@ static unsigned int fairq_pass_sync(struct fairq_dev *fd, bool seen, u64 now_ns)
 {
 	unsigned int taken = atomic_read(&fd->slots);
 	unsigned int passing = taken - min(taken, fd->nr_inflight);
+	bool told = fd->pass_told;
 
 	lockdep_assert_held(&fd->lock);
 
 	fq_sched_pass(fd->fqs, passing, seen, now_ns);
 	/* it counts them busy until told otherwise: fairq_pass_put() */
 	WRITE_ONCE(fd->pass_told, passing != 0);
-	/* the device may have gone idle meanwhile: its flows to free */
-	fairq_table_check(fd);
+	/* the last passed bios are gone: the device may be idle, flows to free */
+	if ((told || seen) && !passing)
+		fairq_table_check(fd);
 	return taken;
 }
 
