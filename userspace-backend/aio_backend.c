@@ -243,7 +243,11 @@ bool engine_write_behind(const struct req *r)
 	       !fua_flags(r);
 }
 
-/* The same, the payload in r->buf. */
+/*
+ * A connection's writer thread: a WRITE written behind, its payload in
+ * r->buf, into the page cache.  One thread per connection writes: a
+ * second would only wait for the file's lock.
+ */
 void engine_write_buf(struct req *r)
 {
 	rw_result(r, rw_full(cfg.exp.fd_buf, true, r->buf, r->len, r->offset,

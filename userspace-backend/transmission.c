@@ -186,17 +186,6 @@ static bool send_failed(struct conn *c, struct req *r)
 	return true;
 }
 
-/*
- * Writer: a large fast-path WRITE's payload, in r->buf, into the file.
- * One thread writes while the reader takes in the next payload: the two
- * copies (socket to buffer, buffer to page cache) run side by side, and
- * a second writer would only wait for the file's lock.
- */
-static void write_deferred(struct req *r)
-{
-	engine_write_buf(r);
-}
-
 static void *writer_main(void *arg)
 {
 	struct conn *c = arg;
@@ -205,7 +194,7 @@ static void *writer_main(void *arg)
 
 	while ((r = writer_next(c, &broken))) {
 		if (r->by_writer && !r->error)
-			write_deferred(r);
+			engine_write_buf(r);	/* written behind */
 		if (!broken) {
 			pthread_mutex_lock(&c->send_lock);
 			if (send_replies(c, &r, 1, false) < 0)
@@ -473,7 +462,7 @@ static int serve_one(struct conn *c, const unsigned char *h)
 	}
 	r->error = check_request(c, r);
 	zc = !r->error && engine_fast_path() && engine_zero_copy(r);
-	r->by_writer = !r->error && engine_fast_path() && engine_write_behind(r);
+	r->by_writer = !r->error && engine_write_behind(r);
 	hold = 0;
 	if ((r->type == NBD_CMD_WRITE && r->len <= NBD_MAX_PAYLOAD) ||
 	    (r->type == NBD_CMD_READ && !r->error && !zc))
