@@ -250,6 +250,12 @@ double pct(struct sim_flow *f, double p)
 	return (double)f->lat[i] / 1000.0;	/* us */
 }
 
+double sim_price_us(const struct fq_stats *st, bool write, u32 bytes)
+{
+	return (st->cost_a_ns[write] +
+		st->cost_b_ps_per_byte[write] * bytes / 1000) / 1e3;
+}
+
 double window_s(const struct sim *sm)
 {
 	return (double)(sm->end_ns - sm->warm_ns) / 1e9;

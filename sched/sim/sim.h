@@ -166,6 +166,9 @@ double flow_mbs(const struct sim *sm, int i);
 double total_mbs(const struct sim *sm);
 double pct(struct sim_flow *f, double p);	/* latency quantile [us] */
 
+/* what fairq's cost model charges a request of @bytes now [us], 0 = none */
+double sim_price_us(const struct fq_stats *st, bool write, u32 bytes);
+
 /* sm's flows against a copy of @model, the core set up as @c says */
 void dev_run(struct sim *sm, struct dev_run *dr, const struct sim_dev *model,
 	     const struct dev_cfg *c, u64 seed);

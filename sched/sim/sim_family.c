@@ -574,9 +574,8 @@ static void fam_res_run(struct fam_res *res, const struct fam_dev *d,
 		}
 	}
 	w = res->large_write;
-	res->cost_small = (st->cost_a_ns[0] + st->cost_b_ps_per_byte[0] * 4096 / 1000) / 1e3;
-	res->cost_large = (st->cost_a_ns[w] +
-			   st->cost_b_ps_per_byte[w] * res->large / 1000) / 1e3;
+	res->cost_small = sim_price_us(st, false, 4096);
+	res->cost_large = sim_price_us(st, w, res->large);
 }
 
 /* fairq, with the tunables @set, against the references: G and total */

@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fq_sched.h"
-#include "sim_dev.h"
+#include "sim.h"
 #include "sim_wb.h"
 
 #define WB_MS		1000000ull
@@ -232,6 +232,7 @@ static int cmp_u64(const void *a, const void *b)
 
 struct wb_result {
 	double copy_mbs, ops_s, p99_ms;
+	double read_ms, write_ms;	/* fairq's price of a read, a piece */
 };
 
 static void wb_run(const struct sim_dev *model, const struct sim_wb_cfg *c,
@@ -239,6 +240,7 @@ static void wb_run(const struct sim_dev *model, const struct sim_wb_cfg *c,
 		   u64 ms, u64 seed, struct wb_result *res)
 {
 	struct wb_run *w = calloc(1, sizeof(*w));
+	struct fq_stats st;
 	struct sim_io *io;
 	struct fq_req *rq;
 	u64 tdev;
@@ -289,6 +291,9 @@ static void wb_run(const struct sim_dev *model, const struct sim_wb_cfg *c,
 		qsort(w->lat, w->nlat, sizeof(*w->lat), cmp_u64);
 		res->p99_ms = w->lat[(u32)(0.99 * (w->nlat - 1))] / 1e6;
 	}
+	fq_sched_stats(w->s, &st);
+	res->read_ms = sim_price_us(&st, false, WB_SMALL) / 1e3;
+	res->write_ms = sim_price_us(&st, true, WB_PIECE) / 1e3;
 	while ((rq = fq_sched_drain(w->s)))
 		;
 	while ((tdev = sim_dev_next(&w->dev)) != UINT64_MAX) {
@@ -347,10 +352,10 @@ static void wb_mix(const struct sim_wb_cfg *c, enum wb_kind kind, u32 weight,
 	snprintf(what, sizeof(what), "%s%s",
 		 kind == WB_DATA ? "commit log" : "sync reader",
 		 weight == WB_HEAVY ? ", copy at weight 400" : "");
-	printf("| %s | %s | %.2f | %.2f (%.2f) | %.0f | %.0f (%.2f) | %.2f | %.1f | %.1f |\n",
+	printf("| %s | %s | %.2f | %.2f (%.2f) | %.0f | %.0f (%.2f) | %.2f | %.1f | %.1f | %.2f / %.2f |\n",
 	       c->what, what,
 	       copy.copy_mbs, both.copy_mbs, sc, sync.ops_s, both.ops_s, ss, g,
-	       sync.p99_ms, both.p99_ms);
+	       sync.p99_ms, both.p99_ms, both.read_ms, both.write_ms);
 }
 
 void sim_wb_table(const struct sim_wb_cfg *cfgs, int ncfg, u64 seed)
@@ -365,8 +370,9 @@ void sim_wb_table(const struct sim_wb_cfg *cfgs, int ncfg, u64 seed)
 		       sim_dev_name(&wb_models[m].m, name, sizeof(name)),
 		       wb_models[m].ms / 1000.0);
 		printf("| config | beside the copy | copy alone MB/s | copy in the mix MB/s (s) "
-		       "| ops/s alone | ops/s in the mix (s) | G | p99 ms alone | p99 ms in the mix |\n");
-		printf("|---|---|---:|---:|---:|---:|---:|---:|---:|\n");
+		       "| ops/s alone | ops/s in the mix (s) | G | p99 ms alone | p99 ms in the mix "
+		       "| fairq's price in the mix, ms: 4 KiB / 128 KiB write |\n");
+		printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 		for (i = 0; i < ncfg; i++) {
 			wb_mix(&cfgs[i], WB_DATA, 0, &wb_models[m], seed);
 			wb_mix(&cfgs[i], WB_READ, 0, &wb_models[m], seed);
