@@ -82,13 +82,22 @@ static bool fq_weight_changes(const struct fq_flow *fqf,
 	return rq->weight ? w != fqf->weight : w > fqf->weight;
 }
 
-/* fairness=time: fq_charge_ns() <= 2^40, so this is below 2^47 */
+/*
+ * fairness=time: fq_charge_ns() <= 2^40, times at most 2 (the dither), so
+ * this is below 2^48.  The dither (fq_cost_dither()) is the turns' alone:
+ * what anticipation and the boost compare stays the model's.
+ */
 static s64 fq_cost(const struct fq_sched *fqs, const struct fq_req *rq)
 {
+	u64 ns;
+
 	if (fqs->fairness == FQ_FAIR_BYTES)
 		return (s64)fq_rq_bytes(rq) * FQ_WEIGHT_BASE;
-	if (fqs->fairness == FQ_FAIR_TIME)
-		return (s64)fq_charge_ns(fqs, rq) * FQ_WEIGHT_BASE;
+	if (fqs->fairness == FQ_FAIR_TIME) {
+		ns = fq_charge_ns(fqs, rq) *
+		     fq_cost_dither(&fqs->fc, rq->flags & FQ_REQ_WRITE) / 64;
+		return (s64)(ns ? ns : 1) * FQ_WEIGHT_BASE;
+	}
 	return FQ_WEIGHT_BASE;
 }
 

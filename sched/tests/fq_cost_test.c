@@ -111,6 +111,106 @@ static void t_fit_directions(void)
 		   true_ns(&t, 524288, 1), 10);
 }
 
+/*
+ * @n completions in a fixed pattern: one 4 KiB read, then @every - 1
+ * writes of 128 KiB, over and over (a scheduler serving the two in a
+ * fixed ratio).
+ */
+static void feed_pattern(struct fq_cost *fc, const struct truth *t, u64 *now,
+			 int n, int every)
+{
+	int i;
+
+	for (i = 0; i < n; i++) {
+		bool w = i % every != 0;
+		u32 bytes = w ? 131072 : 4096;
+
+		*now += true_ns(t, bytes, w);
+		fq_cost_complete(fc, *now, bytes, w, true);
+	}
+}
+
+/*
+ * Both directions from the start, in a fixed ratio that no epoch varies:
+ * the split between them cannot be learnt, and neither direction may
+ * take the whole time (the one fitted first did, when each subtracted
+ * the other's prediction from its first epoch: reads at 4x the mean,
+ * writes at nearly nothing).  Each owes its completions' share: both at
+ * the mean, so that a scheduler charging them serves the two alike
+ * until a varying mix tells them apart.
+ */
+static void t_together_fixed(void)
+{
+	struct truth t = { { 2000000, 2000000 }, { 0, 225000 } };
+	struct fq_cost fc;
+	u64 now = 0, mean, r, w;
+
+	fq_cost_init(&fc);
+	feed_pattern(&fc, &t, &now, 4000, 4);
+	mean = (true_ns(&t, 4096, false) + 3 * true_ns(&t, 131072, true)) / 4;
+	r = fq_cost_ns(&fc, 4096, false);
+	w = fq_cost_ns(&fc, 131072, true);
+	check_near("4 KiB read", r, mean, 15);
+	check_near("128 KiB write", w, mean, 15);
+}
+
+/*
+ * The same two directions in a mix that varies (what the dither makes
+ * of a scheduler's fixed ratio): the split is learnt.
+ */
+static void t_together_varied(void)
+{
+	struct truth t = { { 2000000, 2000000 }, { 0, 225000 } };
+	struct fq_cost fc;
+	u64 now = 0;
+	int i;
+
+	fq_cost_init(&fc);
+	feed_pattern(&fc, &t, &now, 4000, 4);
+	/* four epochs at one read in four, four at one in two, and again */
+	for (i = 0; i < 300; i++)
+		feed_pattern(&fc, &t, &now, 4 * FQ_COST_EPOCH_N, i & 1 ? 2 : 4);
+	check_near("4 KiB read", fq_cost_ns(&fc, 4096, false),
+		   true_ns(&t, 4096, false), 10);
+	check_near("128 KiB write", fq_cost_ns(&fc, 131072, true),
+		   true_ns(&t, 131072, true), 10);
+}
+
+/*
+ * The dither: 64 (nothing) while one direction completes; once an epoch
+ * fitted has both, one direction is dearer and the other cheaper, the
+ * two swapping every FQ_COST_DITHER_EPOCHS epochs; back to 64 when the
+ * mix is one direction again.
+ */
+static void t_dither(void)
+{
+	static const u32 sizes[] = { 4096 };
+	struct truth t = { { 100000, 100000 }, { 0, 0 } };
+	u32 cheap = 64 * 64 / FQ_COST_DITHER_DEAR, r, w, swaps = 0, prev = 0;
+	struct fq_cost fc;
+	u64 now = 0;
+	int i;
+
+	fq_cost_init(&fc);
+	feed(&fc, &t, &now, 400, sizes, 1, 0, true);
+	CHECK_EQ(fq_cost_dither(&fc, false), 64);
+	CHECK_EQ(fq_cost_dither(&fc, true), 64);
+	feed(&fc, &t, &now, 2 * FQ_COST_EPOCH_N, sizes, 1, 50, true);
+	for (i = 0; i < 8 * FQ_COST_DITHER_EPOCHS; i++) {
+		feed(&fc, &t, &now, FQ_COST_EPOCH_N, sizes, 1, 50, true);
+		r = fq_cost_dither(&fc, false);
+		w = fq_cost_dither(&fc, true);
+		CHECK((r == FQ_COST_DITHER_DEAR && w == cheap) ||
+		      (w == FQ_COST_DITHER_DEAR && r == cheap));
+		swaps += prev && r != prev;
+		prev = r;
+	}
+	CHECK(swaps >= 6 && swaps <= 8);
+	feed(&fc, &t, &now, 400, sizes, 1, 100, true);
+	CHECK_EQ(fq_cost_dither(&fc, false), 64);
+	CHECK_EQ(fq_cost_dither(&fc, true), 64);
+}
+
 /* One size only: a and b cannot be told apart; that size is still right. */
 static void t_one_size(void)
 {
@@ -361,6 +461,9 @@ static void t_garbage(void)
 static const struct fq_test_case cases[] = {
 	{ "fit_reads", t_fit_reads },
 	{ "fit_directions", t_fit_directions },
+	{ "together_fixed", t_together_fixed },
+	{ "together_varied", t_together_varied },
+	{ "dither", t_dither },
 	{ "one_size", t_one_size },
 	{ "follows", t_follows },
 	{ "fixed_mix", t_fixed_mix },

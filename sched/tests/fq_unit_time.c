@@ -17,6 +17,7 @@ struct dev_flow {
 	u64 key;
 	u32 bytes;
 	int qd;
+	u32 flags;		/* 0: SYNC (reads) */
 	u64 got_ns;
 };
 
@@ -30,7 +31,7 @@ static void dev_run(struct dev_flow *f, int nf, u64 a_ns, u64 b_ps,
 	for (i = 0; i < nf; i++)
 		for (j = 0; j < f[i].qd; j++)
 			th_enq(f[i].key, (u64)(i * 1000000 + j * 4096),
-			       f[i].bytes, SYNC, 0);
+			       f[i].bytes, f[i].flags ? f[i].flags : SYNC, 0);
 	while (th.now < to_ns) {
 		if (!busy) {
 			busy = th_disp();
@@ -94,6 +95,43 @@ static void t_fair_time(void)
 	th_set("fairness", "bytes");
 	dev_run(f, 2, 100 * US, 1000, 1000 * MS, 5000 * MS);
 	CHECK(f[1].got_ns > 4 * f[0].got_ns);
+	th_free();
+}
+
+/*
+ * fairness=time: a 4 KiB sync reader and 128 KiB async writes, both
+ * backlogged and starting together, on a device where a request costs
+ * 2 ms + 238 ns per byte (a 4 MiB/s volume: 4 KiB 3.0 ms, 128 KiB
+ * 33.2 ms) get about the same device time, each priced near what it
+ * costs.  How the first epochs' time is split between reads and writes
+ * must not depend on which direction is fitted first, and the split a
+ * fixed ratio of the two cannot correct, the dither corrects.
+ */
+static void t_fair_time_directions(void)
+{
+	struct dev_flow f[2] = {
+		{ .key = 1, .bytes = 4096, .qd = 1 },
+		{ .key = 2, .bytes = 128u << 10, .qd = 4, .flags = FQ_REQ_WRITE },
+	};
+	struct fq_req r = { .bytes = 4096 };
+	struct fq_req w = { .bytes = 128u << 10, .flags = FQ_REQ_WRITE };
+	u64 pr, pw, tr = 2000 * US + 4096ull * 238, tw = 2000 * US + (128ull << 10) * 238;
+	double ratio;
+
+	th_new_defaults("cfq");
+	th_set("depth", "1");
+	dev_run(f, 2, 2000 * US, 238000, 5000 * MS, 60000 * MS);
+	ratio = (double)f[0].got_ns / (double)(f[1].got_ns ? f[1].got_ns : 1);
+	pr = fq_charge_ns(th.s, &r);
+	pw = fq_charge_ns(th.s, &w);
+	if (getenv("FQ_UNIT_SHOW") || ratio < 0.75 || ratio > 1.33 ||
+	    pr * 4 < tr * 3 || pr * 4 > tr * 5 || pw * 4 < tw * 3 || pw * 4 > tw * 5)
+		fprintf(stderr, "  reader / writer device time %.3f; prices %llu / %llu ns (device %llu / %llu)\n",
+			ratio, (unsigned long long)pr, (unsigned long long)pw,
+			(unsigned long long)tr, (unsigned long long)tw);
+	CHECK(ratio >= 0.75 && ratio <= 1.33);
+	CHECK(pr * 4 >= tr * 3 && pr * 4 <= tr * 5);
+	CHECK(pw * 4 >= tw * 3 && pw * 4 <= tw * 5);
 	th_free();
 }
 
@@ -167,6 +205,7 @@ static void t_charge_at_dispatch(void)
 
 static const struct fq_test_case cases[] = {
 	{ "fair_time", t_fair_time },
+	{ "fair_time_directions", t_fair_time_directions },
 	{ "fair_time_fallback", t_fair_time_fallback },
 	{ "charge_at_dispatch", t_charge_at_dispatch },
 };
