@@ -52,14 +52,16 @@ enum {
 	FQ_COST_EPOCHS_MIN = 8,		/* saturated epochs before a model */
 	/*
 	 * The dearer direction's price while both complete, in 64ths (the
-	 * cheaper one's is 64 x 64 / this).  Kind: family: readers-writer
-	 * over seeds 1 and 2 (400 cases) fails 367 cases in all at 96
-	 * against 382 without; at 80, 371; at 128, 406.
+	 * cheaper one's is 64 x 64 / this).  Kind: family: 188 of its 1,200
+	 * cases fail, 198 without the dither (64), 185 at 80, 202 at 128;
+	 * over seeds 1 and 2 its readers-writer mix's mean min(G, 1) is
+	 * 0.925, 0.905 without, 0.920 at 80 (and the simulator's throttled
+	 * reader beside writeback G 0.89, 0.74 at 80).
 	 */
 	FQ_COST_DITHER_DEAR = 96,
 	/*
 	 * A phase of the dither lasts this many epochs' time.  Kind: family:
-	 * at 8, 378 cases fail.
+	 * at 2 and 8, 196 and 191 cases fail, neutral.
 	 */
 	FQ_COST_DITHER_EPOCHS = 4,
 };
