@@ -66,7 +66,7 @@
  * these thresholds compare is the flow's own, measured on the device (its
  * think time, service time, response time, seeks); the constants are the
  * margins and averaging weights.  On the device family idle_us=0 makes
- * 32 more of its 1,200 cases fail (33 more start-ups, one sync-deep
+ * 42 more of its 1,200 cases fail (43 more start-ups, one sync-deep
  * fewer).
  */
 enum {
