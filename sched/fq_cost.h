@@ -146,7 +146,11 @@ bool fq_cost_sized(const struct fq_cost *fc, bool write);
  * writes; then one direction is dearer and the other cheaper by the same
  * factor, swapping after FQ_COST_DITHER_EPOCHS epochs' worth of time
  * (time, not epochs: the phase that makes the smaller requests cheap
- * completes its epochs faster, and would be the shorter one).
+ * completes its epochs faster, and would be the shorter one).  Only
+ * fitted epochs count: while mixed work never saturates the device the
+ * phase holds, one direction dearer (advancing it with every epoch
+ * made 375 of the family's 2,400 cases over seeds 1 and 2 fail against
+ * 369, and no named table better).
  */
 u32 fq_cost_dither(const struct fq_cost *fc, bool write);
 
