@@ -124,18 +124,16 @@ static u64 fq_cost_pred(const struct fq_cost_dir *cd, u64 x1, u64 x2)
 static u64 fq_cost_owed(const struct fq_cost *fc, int o, const u64 *x1,
 			const u64 *x2, u64 y)
 {
-	const struct fq_cost_dir *co = &fc->d[o], *cd = &fc->d[!o];
-	u64 mean;
+	u64 bytes;
 
-	if (co->epochs >= FQ_COST_EPOCHS_MIN)
-		return fq_cost_pred(co, x1[o], x2[o]);
-	if (cd->epochs < FQ_COST_EPOCHS_MIN)
+	if (fc->d[o].epochs >= FQ_COST_EPOCHS_MIN)
+		return fq_cost_pred(&fc->d[o], x1[o], x2[o]);
+	if (fc->d[!o].epochs < FQ_COST_EPOCHS_MIN)
 		return div_u64(y * x1[o], FQ_COST_X1);
-	if (cd->sized || !cd->sn)
-		return fq_cost_pred(cd, x1[o], x2[o]);
-	/* the mean request's a, in proportion to the bytes (fq_cost_ns()) */
-	mean = div64_u64(cd->sb >> 10, cd->sn);
-	return mean ? div64_u64(cd->a * x2[o], mean) : 0;
+	/* its mean request at the borrowed price, in 16 ns per completion */
+	bytes = div_u64(fc->bytes_dir[o], fc->n_dir[o]);
+	return div64_u64(fq_cost_ns(fc, (u32)bytes, o) * fc->n_dir[o],
+			 16ull * fc->n);
 }
 
 /* An epoch of @t ns was fitted: the dither's phase goes on, or swaps. */
