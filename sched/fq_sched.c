@@ -258,7 +258,12 @@ bool fq_sched_may_queue(struct fq_sched *fqs, const struct fq_req *rq)
 	fqf = fqs->pol->find(fqs, rq);
 	if (!fqf)
 		return true;
-	share = fqs->max_queued / (fqs->nr_flows ? fqs->nr_flows : 1);
+	/*
+	 * Never more than half, even alone: the flow that comes next (a
+	 * journal commit beside a writeback flood) finds room instead of
+	 * waiting in line behind the flood's submitter.
+	 */
+	share = fqs->max_queued / (fqs->nr_flows > 2 ? fqs->nr_flows : 2);
 	return fqf->nr_queued + fqf->nr_batch < (share ? share : 1);
 }
 
