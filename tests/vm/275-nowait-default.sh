@@ -5,16 +5,17 @@
 # depth=auto); 270-nowait checks io_uring's submitter with fastpath=off.
 #
 # 1. EAGAIN at max_queued.  fairq1 (max_queued 64, the rest default)
-#    over a null_blk with one server at 100 ms a request; a libaio
-#    writer at iodepth 128 fills the core to max_queued (queued reaches
-#    64 and the writer's next bios wait in fairq).  A
+#    over a null_blk with one server at 100 ms a request; two libaio
+#    writers (two processes: two flows, since a flow alone holds at most
+#    half of max_queued) at iodepth 128 fill the core to max_queued
+#    (queued reaches 64 and the writers' next bios wait in fairq).  A
 #    preadv2(RWF_NOWAIT) read of fairq1 from another process must then
 #    fail with EAGAIN at once (within PROBE_LIMIT s; a bio that waited
 #    for room, or was queued, would return data after the ~6 s the lower
 #    needs for the queue ahead).  Each dispatch opens one place that the
-#    waiting writer takes a moment later; a read that comes in that
+#    waiting writers take a moment later; a read that comes in that
 #    moment is queued, rightly: up to PROBE_TRIES reads, one must see
-#    EAGAIN.  Once the writer has gone and fairq1 is idle,
+#    EAGAIN.  Once the writers have gone and fairq1 is idle,
 #    the same read reads.  A fairq that sleeps on REQ_NOWAIT, or lets
 #    it past max_queued, never returns EAGAIN there.
 #
@@ -114,7 +115,7 @@ test_max_queued() {
 		test "$(cat /sys/block/fairq1/fairq/fastpath)/$(cat /sys/block/fairq1/fairq/depth)" = on/auto
 	fio --minimal --output=fill.out --name=fill --filename=/dev/fairq1 \
 		--ioengine=libaio --iodepth=128 --direct=1 --rw=randwrite --bs=4k \
-		--size=64M --time_based --runtime=120 >/dev/null 2>&1 &
+		--size=64M --time_based --runtime=120 --numjobs=2 >/dev/null 2>&1 &
 	wpid=$!
 	stall_ignore "$wpid"
 	poll 300 0.1 stat_is fairq1 queued 64 ||
