@@ -189,7 +189,7 @@ static void sim_run(struct sim *sm, const struct sim_cfg *c, u64 seed)
 	size_t total = 0;
 	int i, j;
 
-	sm->s = fq_sched_create(c->policy, seed);
+	sm->s = sim_sched_create(c->policy, seed);
 	snprintf(buf, sizeof(buf), "%d", c->depth);
 	fq_sched_set(sm->s, "depth", buf);
 	fq_sched_set(sm->s, "fairness", c->fairness ? c->fairness : "requests");
@@ -248,6 +248,15 @@ double pct(struct sim_flow *f, double p)
 	qsort(f->lat, f->nlat, sizeof(u64), cmp_u64);
 	i = (size_t)(p * (double)(f->nlat - 1) + 0.5);
 	return (double)f->lat[i] / 1000.0;	/* us */
+}
+
+struct fq_sched *sim_sched_create(const char *policy, u64 seed)
+{
+	struct fq_sched *s = fq_sched_create(policy, seed);
+
+	if (s && !strcmp(policy, "fifo"))
+		fq_sched_set(s, "writeback", "fair");
+	return s;
 }
 
 double sim_price_us(const struct fq_stats *st, bool write, u32 bytes)
@@ -611,7 +620,7 @@ static double cost_one(const char *pol, int nflows, u64 seed, u32 *mem)
 	double t0, best = 1e30;
 	int i;
 
-	cr.s = fq_sched_create(pol, seed);
+	cr.s = sim_sched_create(pol, seed);
 	for (i = 0; i < nflows * 2; i++) {
 		reqs[i].key = (u64)(i % nflows) * 7919 + 1;
 		reqs[i].bytes = 4096;
@@ -904,7 +913,7 @@ void dev_run(struct sim *sm, struct dev_run *dr, const struct sim_dev *model,
 	sim_dev_reset(&dr->dev);
 	dr->c = c;
 	dr->depth_lo = ~0u;
-	sm->s = fq_sched_create(c->policy, seed);
+	sm->s = sim_sched_create(c->policy, seed);
 	fq_sched_set(sm->s, "fairness", c->fairness ? c->fairness : "requests");
 	if (c->idle_us)
 		fq_sched_set(sm->s, "idle_us", c->idle_us);
@@ -1635,12 +1644,13 @@ static void bench_table(struct sim *sm, u64 seed)
 
 /*
  * WRITEBACK's configurations: no scheduling to speak of, the defaults
- * (async writes scheduled like any other request), and writeback=yield
+ * (writeback=yield), and writeback=fair (async writes scheduled like any
+ * other request)
  */
 static const struct sim_wb_cfg wb_cfgs[] = {
 	{ "fifo, depth 32", "fifo", { { "depth", "32" }, { NULL, NULL } } },
 	{ "cfq, defaults", "cfq", { { NULL, NULL } } },
-	{ "cfq, writeback=yield", "cfq", { { "writeback", "yield" }, { NULL, NULL } } },
+	{ "cfq, writeback=fair", "cfq", { { "writeback", "fair" }, { NULL, NULL } } },
 };
 
 int main(int argc, char **argv)

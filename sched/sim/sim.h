@@ -166,6 +166,12 @@ double flow_mbs(const struct sim *sm, int i);
 double total_mbs(const struct sim *sm);
 double pct(struct sim_flow *f, double p);	/* latency quantile [us] */
 
+/*
+ * A core of @policy; "fifo", the baselines' "no scheduling to speak of",
+ * also with writeback=fair (async writes not held back either)
+ */
+struct fq_sched *sim_sched_create(const char *policy, u64 seed);
+
 /* what fairq's cost model charges a request of @bytes now [us], 0 = none */
 double sim_price_us(const struct fq_stats *st, bool write, u32 bytes);
 

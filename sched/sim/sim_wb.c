@@ -9,13 +9,16 @@
  * when the core says so (fq_sched_may_queue(), the back-pressure fairq.ko
  * applies to a submitter).
  *
- * A commit (write + fdatasync under ordered-data journaling) is three
- * steps: the caller's own 4 KiB sync data write; then the journal waits
- * for every data write submitted before the commit began (the ordered
- * data of the transaction: here, every async write the flusher had
- * submitted by then); then the journal's 4 KiB sync write (the journal
- * thread: a flow of its own, as jbd2 is under classify=tgid).  The
- * commit's latency is from its first step to the journal write's end.
+ * A commit (write + fdatasync) is the caller's own 4 KiB sync data
+ * write, then the journal's 4 KiB sync write (the journal thread: a flow
+ * of its own, as jbd2 is under classify=tgid).  Under ordered-data
+ * journaling that writes data in place (ext4 data=ordered without
+ * unwritten extents, "ordered data" rows) the journal first waits for
+ * every data write submitted before the commit began (here, every async
+ * write the flusher had submitted by then).  ext4's default (delayed
+ * allocation into unwritten extents, dioread_nolock) and xfs commit no
+ * other file's data: the plain "commit log" rows.  The commit's latency
+ * is from its first step to the journal write's end.
  *
  * The sync reader is a 4 KiB random reader at queue depth 1.
  *
@@ -59,6 +62,7 @@ struct wb_run {
 	bool copy_on, sync_on;
 	u32 copy_weight;		/* the copy's weight, 0 = its level's */
 	enum wb_kind sync_kind;		/* WB_DATA (commits) or WB_READ */
+	bool ordered;			/* commits wait for earlier data */
 	u64 copy_sector, copy_bytes;	/* in the window */
 	/* ordering: copy writes submitted, and the first one not yet done */
 	u32 a_issued, a_low;
@@ -153,7 +157,7 @@ static void wb_sync_start(struct wb_run *w)
 	if (!r)
 		return;
 	w->op_start = w->now;
-	w->barrier = w->a_issued;
+	w->barrier = w->ordered ? w->a_issued : w->a_low;
 	fq_sched_enqueue(w->s, &r->rq, w->now);
 }
 
@@ -236,8 +240,8 @@ struct wb_result {
 };
 
 static void wb_run(const struct sim_dev *model, const struct sim_wb_cfg *c,
-		   bool copy, bool sync, enum wb_kind sync_kind, u32 copy_weight,
-		   u64 ms, u64 seed, struct wb_result *res)
+		   bool copy, bool sync, enum wb_kind sync_kind, bool ordered,
+		   u32 copy_weight, u64 ms, u64 seed, struct wb_result *res)
 {
 	struct wb_run *w = calloc(1, sizeof(*w));
 	struct fq_stats st;
@@ -251,7 +255,7 @@ static void wb_run(const struct sim_dev *model, const struct sim_wb_cfg *c,
 	w->dev.maxsvc = 0;
 	sim_dev_reset(&w->dev);
 	w->seed = seed | 1;
-	w->s = fq_sched_create(c->policy, seed);
+	w->s = sim_sched_create(c->policy, seed);
 	for (i = 0; c->set[i][0]; i++)
 		fq_sched_set(w->s, c->set[i][0], c->set[i][1]);
 	fq_sched_seed_depth(w->s, model->servers);
@@ -264,6 +268,7 @@ static void wb_run(const struct sim_dev *model, const struct sim_wb_cfg *c,
 	w->copy_weight = copy_weight;
 	w->sync_on = sync;
 	w->sync_kind = sync_kind;
+	w->ordered = ordered;
 	w->timer_ns = UINT64_MAX;
 	if (sync)
 		wb_sync_start(w);
@@ -333,24 +338,28 @@ static const struct wb_model wb_models[] = {
  * @weight: the copy's weight against the other process's 100 (0: both
  * at the default level); G = min over the two of s / its share.
  */
-static void wb_mix(const struct sim_wb_cfg *c, enum wb_kind kind, u32 weight,
-		   const struct wb_model *wm, u64 seed)
+static void wb_mix(const struct sim_wb_cfg *c, enum wb_kind kind,
+		   bool ordered, u32 weight, const struct wb_model *wm, u64 seed)
 {
 	double sc, ss, g, copy_share = 0.5;
 	struct wb_result copy, sync, both;
 	char what[48];
 
-	wb_run(&wm->m, c, true, false, kind, weight, wm->ms, seed, &copy);
-	wb_run(&wm->m, c, false, true, kind, weight, wm->ms, seed, &sync);
-	wb_run(&wm->m, c, true, true, kind, weight, wm->ms, seed, &both);
+	wb_run(&wm->m, c, true, false, kind, ordered, weight, wm->ms, seed,
+	       &copy);
+	wb_run(&wm->m, c, false, true, kind, ordered, weight, wm->ms, seed,
+	       &sync);
+	wb_run(&wm->m, c, true, true, kind, ordered, weight, wm->ms, seed,
+	       &both);
 	sc = copy.copy_mbs > 0 ? both.copy_mbs / copy.copy_mbs : 0;
 	ss = sync.ops_s > 0 ? both.ops_s / sync.ops_s : 0;
 	if (weight)
 		copy_share = weight / (weight + 100.0);
 	g = sc / copy_share < ss / (1 - copy_share) ?
 	    sc / copy_share : ss / (1 - copy_share);
-	snprintf(what, sizeof(what), "%s%s",
+	snprintf(what, sizeof(what), "%s%s%s",
 		 kind == WB_DATA ? "commit log" : "sync reader",
+		 ordered ? ", ordered data" : "",
 		 weight == WB_HEAVY ? ", copy at weight 400" : "");
 	printf("| %s | %s | %.2f | %.2f (%.2f) | %.0f | %.0f (%.2f) | %.2f | %.1f | %.1f | %.2f / %.2f |\n",
 	       c->what, what,
@@ -374,9 +383,11 @@ void sim_wb_table(const struct sim_wb_cfg *cfgs, int ncfg, u64 seed)
 		       "| fairq's price in the mix, ms: 4 KiB / 128 KiB write |\n");
 		printf("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|\n");
 		for (i = 0; i < ncfg; i++) {
-			wb_mix(&cfgs[i], WB_DATA, 0, &wb_models[m], seed);
-			wb_mix(&cfgs[i], WB_READ, 0, &wb_models[m], seed);
-			wb_mix(&cfgs[i], WB_READ, WB_HEAVY, &wb_models[m], seed);
+			wb_mix(&cfgs[i], WB_DATA, false, 0, &wb_models[m], seed);
+			wb_mix(&cfgs[i], WB_DATA, true, 0, &wb_models[m], seed);
+			wb_mix(&cfgs[i], WB_READ, false, 0, &wb_models[m], seed);
+			wb_mix(&cfgs[i], WB_READ, false, WB_HEAVY, &wb_models[m],
+			       seed);
 		}
 	}
 }
