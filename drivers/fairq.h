@@ -136,7 +136,7 @@ struct fairq_dev {
 	bool pass_told;
 	unsigned int pass_depth;	/* slots at most while pass is set */
 	unsigned long sync_jiffies;	/* last sync bio seen (fairq_pass_get()) */
-	bool wb_yield;			/* writeback=yield: set with the tunable */
+	bool wb_yield;			/* writeback=yield: follows the tunable */
 	unsigned int inflight_max;	/* most below at once [bios]; racy max */
 	/*
 	 * depth slots taken: the core's nr_inflight, the passed bios not

@@ -60,6 +60,7 @@ struct fairq_dev *fairq_dev_alloc(const char *name)
 	fd->fqs = fq_sched_create("cfq", get_random_u64());
 	if (!fd->fqs)
 		goto out_free;
+	fd->wb_yield = fq_sched_writeback_yields(fd->fqs);
 	if (fairq_io_init(fd))
 		goto out_sched;
 	strscpy(fd->name, name, sizeof(fd->name));

@@ -143,6 +143,18 @@ static s64 fq_allowance(const struct fq_sched *fqs, const struct fq_flow *fqf)
 	return a ? (s64)a : 1;
 }
 
+/* How many requests like @rq one turn of @fqf serves, at least one. */
+u32 fq_drr_turn_reqs(const struct fq_sched *fqs, const struct fq_flow *fqf,
+		     const struct fq_req *rq)
+{
+	s64 cost = fq_cost(fqs, rq);
+	u64 n = div64_u64((u64)fq_allowance(fqs, fqf), cost > 0 ? (u64)cost : 1);
+
+	if (n > 0xffffffffu)
+		return 0xffffffffu;
+	return n ? (u32)n : 1;
+}
+
 /* The credit of a turn at FQ_WEIGHT_BASE [cost units]. */
 s64 fq_drr_base_allowance(const struct fq_sched *fqs)
 {

@@ -380,7 +380,6 @@ struct fq_sched {
 	struct fq_node batch;	/* picked requests, sector order */
 	u32 nr_batch;
 	u32 queued;		/* requests queued or batched */
-	u32 async_queued;	/* of which async writes (fq_writes.c) */
 	u32 async_probe;	/* async writes asked about (fq_writes.c) */
 	bool sync_seen;		/* sync_seen_ns is valid */
 	u64 sync_seen_ns;	/* last time a sync request was queued [ns] */
@@ -596,10 +595,11 @@ void fq_ioprio_split(u16 ioprio, u32 *ci, u32 *level);
 u32 fq_level_weight(u32 level);
 u32 fq_rq_weight(const struct fq_req *rq, u32 level);
 s64 fq_drr_base_allowance(const struct fq_sched *fqs);
+u32 fq_drr_turn_reqs(const struct fq_sched *fqs, const struct fq_flow *fqf,
+		     const struct fq_req *rq);
 
 /* fq_writes.c: background writeback yields to synchronous I/O */
 void fq_writes_enqueue(struct fq_sched *fqs, const struct fq_req *rq);
-void fq_writes_unqueue(struct fq_sched *fqs, const struct fq_req *rq);
 bool fq_writes_may_queue(struct fq_sched *fqs, const struct fq_req *rq);
 
 /* fq_boost.c: the interactive boost */

@@ -286,7 +286,6 @@ static void fq_req_unqueue(struct fq_sched *fqs, struct fq_req *rq)
 			fq_flow_unlink(fqs, fqf);
 	}
 	fqs->queued--;
-	fq_writes_unqueue(fqs, rq);
 }
 
 static struct fq_req *fq_fifo_head(struct fq_sched *fqs, u32 i)

@@ -22,7 +22,7 @@ static void t_create_defaults(void)
 		{ "fifo_expire_async_ms", "1000\n" },
 		{ "max_flows", "65536\n" },
 		{ "max_queued", "1024\n" },
-		{ "writeback", "fair\n" },
+		{ "writeback", "yield\n" },
 		{ "fastpath", "on\n" },
 	};
 	unsigned int i;

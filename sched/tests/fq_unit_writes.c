@@ -1,27 +1,37 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * fq_unit_writes.c - background writeback and synchronous I/O
- * (fq_writes.c), writeback=yield: a flow's async backlog bound, the
- * tighter bound while sync I/O is active, its end, the pieces a per-byte
- * device gets, none on a per-request device, the probe of a model that
- * saw one write size; writeback=fair: none of it.
+ * (fq_writes.c), writeback=yield (the default): a flow's async backlog
+ * bound, the tighter bound (in its turns) while sync I/O is active, its
+ * end, the pieces a per-byte device gets, none on a per-request device,
+ * the probe of a model that saw one write size; writeback=fair: none of
+ * it.
  */
 #include "fq_unit.h"
 
 #define ASYNC_W		FQ_REQ_WRITE
 #define K128		(128u << 10)
 
-/* Async writes of @key until the core says no; how many it took. */
-static int fill_async_key(u64 key)
+/*
+ * Async writes of @key (at @weight, 0: its level's) until the core says
+ * no; how many it took.
+ */
+static int fill_async_w(u64 key, u16 weight)
 {
 	struct fq_req probe = { .key = key, .bytes = K128, .flags = ASYNC_W };
 	int n = 0;
 
 	while (n < 64 && fq_sched_may_queue(th.s, &probe)) {
-		th_enq(key, (key << 20) + (u64)n * 256, K128, ASYNC_W, 0);
+		th_enq_w(key, (key << 20) + (u64)n * 256, K128, ASYNC_W, 0,
+			 weight);
 		n++;
 	}
 	return n;
+}
+
+static int fill_async_key(u64 key)
+{
+	return fill_async_w(key, 0);
 }
 
 static int fill_async(void)
@@ -54,11 +64,13 @@ static void teach_writes(u64 a_ns, u64 ps_per_byte)
 	}
 }
 
-/* An instance at the defaults but writeback=yield. */
+/* An instance at the defaults but writeback=yield, quantum_bytes 128 KiB. */
 static void th_new_yield(void)
 {
 	th_new_defaults("cfq");
 	th_set("writeback", "yield");
+	/* before the model a 128 KiB write is then charged one turn */
+	th_set("quantum_bytes", "131072");
 }
 
 /* A sync request queued now (and taken away again): sync I/O is active. */
@@ -99,7 +111,11 @@ static void t_writes_flow_bound(void)
 	th_free();
 }
 
-/* writeback=yield, while sync I/O is active: two queued in all. */
+/*
+ * writeback=yield, while sync I/O is active: a flow queues two turns'
+ * worth (no cost model yet: a 128 KiB write is charged one turn at
+ * weight 100, so two writes), each flow its own, whatever the depth.
+ */
 static void t_writes_backlog(void)
 {
 	struct fq_req sync = { .key = 1, .bytes = 4096, .flags = SYNC };
@@ -110,14 +126,33 @@ static void t_writes_backlog(void)
 	sync_now();
 	CHECK_EQ(fill_async(), 2);
 	CHECK_EQ(th.s->st.async_held, 1);
-	CHECK_EQ(fill_async_key(10), 0);
+	CHECK_EQ(fill_async_key(10), 2);
 	/* sync requests are never held back by it */
 	CHECK(fq_sched_may_queue(th.s, &sync));
-	/* one goes down: room for one more */
+	/* one goes down: room for one more of its flow */
 	rq = th_disp();
-	CHECK(rq && rq->key == 9);
-	CHECK_EQ(fill_async(), 1);
+	CHECK(rq && (rq->key == 9 || rq->key == 10));
+	CHECK_EQ(fill_async_key(rq->key), 1);
 	th_done(rq, 0);
+	drain();
+	th_free();
+}
+
+/*
+ * The bound is in turns, so it keeps a flow's weight: while sync I/O is
+ * active a flow of weight 400 (a turn serves four 128 KiB writes before
+ * the model) queues 8, one at weight 100 two.  With a bound in requests
+ * the heavier flow ran dry within its turn and lost its share (a
+ * buffered writer of weight 400 beside a direct reader of weight 100 got
+ * 0.06 of the reader's bytes in fairq.ko).
+ */
+static void t_writes_turns_weight(void)
+{
+	th_new_yield();
+	th_set("depth", "1");
+	sync_now();
+	CHECK_EQ(fill_async_w(11, 400), 8);
+	CHECK_EQ(fill_async_w(12, 100), 2);
 	drain();
 	th_free();
 }
@@ -146,7 +181,8 @@ static void t_writes_sync_gone(void)
 static void t_writes_fair(void)
 {
 	th_new_defaults("cfq");
-	th_get("writeback", "fair\n");		/* the default */
+	th_get("writeback", "yield\n");		/* the default */
+	th_set("writeback", "fair");
 	th_set("depth", "8");
 	teach_writes(500000, 250000);
 	sync_now();
@@ -228,6 +264,7 @@ static void t_writes_probe(void)
 static const struct fq_test_case cases[] = {
 	{ "writes_flow_bound", t_writes_flow_bound },
 	{ "writes_backlog", t_writes_backlog },
+	{ "writes_turns_weight", t_writes_turns_weight },
 	{ "writes_sync_gone", t_writes_sync_gone },
 	{ "writes_fair", t_writes_fair },
 	{ "writes_piece_per_byte", t_writes_piece_per_byte },

@@ -1,8 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 #
-# Background writeback yields to synchronous I/O (writeback=yield; the
-# default is fair; sched/fq_writes.c).  fairq0 at its defaults over /dev/vdc,
+# Background writeback yields to synchronous I/O (writeback=yield, the
+# default; sched/fq_writes.c).  fairq0 at its defaults over /dev/vdc,
 # which vm/run throttles (tests/run's vm-throttled suite: vm/throttle.conf's
 # 500 IOPS and 4 MiB/s, a device that charges per byte); skipped, and
 # counted, without the throttle.  ext4 on fairq0.

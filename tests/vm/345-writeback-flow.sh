@@ -5,8 +5,9 @@
 # at the default classify=tgid, the writes the kernel's flusher threads
 # submit are one flow keyed 2^32 plus the bio's blkcg id (the root group
 # here: no cgroup writes), whichever kworker submits them; under
-# writeback=yield a flow queues at most depth_now async writes (at least
-# 2) and its submitter waits beyond that.
+# writeback=yield (the default, written anyway) a flow queues at most two
+# turns' worth of async writes (at least depth_now while no sync I/O is
+# active) and its submitter waits beyond that.
 #
 # fairq0 over a memory-backed null_blk that serves 2 requests at a time
 # in 40 ms each; fastpath=off and depth=2, so every bio is scheduled and
@@ -19,8 +20,8 @@
 #  - the writes of flows keyed at or above 2^32 carry at least the
 #    file's 32 MiB, and they are one flow: 2^32 + the root cgroup's id;
 #    under the old keying (the kworker's tgid) no write had such a key;
-#  - async_held grew: the flusher was held at its flow's bound (or the
-#    bound of two while jbd2's sync writes are about), so yield acted
+#  - async_held grew: the flusher was held at its flow's bound (two
+#    turns' worth, or depth_now while no sync I/O is about), so yield acted
 #    (fastpath=off, depth 2: the flusher submits far faster than 2
 #    requests each 40 ms drain, even under TCG);
 #  - the file read back past the page cache equals its source;
