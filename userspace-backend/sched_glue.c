@@ -97,6 +97,18 @@ static int glue_fair_init(const char *policy, unsigned int depth,
 			policy);
 		return -1;
 	}
+	/*
+	 * writeback=fair: an NBD write carries no sync flag but FUA (the
+	 * kernel's nbd client sends fsync's own writes as plain writes), so
+	 * yield's premise, that an async write is background writeback
+	 * nobody waits for, does not hold here; and a write held above the
+	 * core would stop its connection's reader.  --fair-set can still
+	 * say yield (the sets come after).
+	 */
+	if (fq_sched_set(fqs, "writeback", "fair") < 0) {
+		log_msg("--fair: sched tunable writeback=fair refused");
+		return -1;
+	}
 	snprintf(val, sizeof(val), "%u", depth);
 	ret = fq_sched_set(fqs, "depth_max", val);
 	if (ret < 0) {
