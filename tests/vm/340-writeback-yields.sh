@@ -49,8 +49,8 @@ echo none >/sys/block/vdc/queue/scheduler 2>/dev/null
 load_fairq
 fairq_create fairq0 /dev/vdc
 cleanup_push "fairq_destroy fairq0"
-[ "$(cat /sys/block/fairq0/fairq/writeback)" = fair ] ||
-	fatal "writeback is not fair by default: $(cat /sys/block/fairq0/fairq/writeback)"
+[ "$(cat /sys/block/fairq0/fairq/writeback)" = yield ] ||
+	fatal "writeback is not yield by default: $(cat /sys/block/fairq0/fairq/writeback)"
 mkfs.ext4 -q -F /dev/fairq0 || fatal "mkfs.ext4 on fairq0 failed"
 mkdir -p "$MNT"
 mount /dev/fairq0 "$MNT" || fatal "mount of fairq0 failed"
