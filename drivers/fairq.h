@@ -135,7 +135,7 @@ struct fairq_dev {
 	 */
 	bool pass_told;
 	unsigned int pass_depth;	/* slots at most while pass is set */
-	unsigned long sync_jiffies;	/* last sync bio seen (fairq_pass_get()) */
+	unsigned long sync_jiffies;	/* last sync bio seen (fairq_note_sync()) */
 	bool wb_yield;			/* writeback=yield: follows the tunable */
 	unsigned int inflight_max;	/* most below at once [bios]; racy max */
 	/*

@@ -591,12 +591,38 @@ static void fairq_pass_trace(struct fairq_io *fio, struct bio *bio)
 }
 
 /*
+ * Stamp fd->sync_jiffies for a sync bio with sectors (the core's kind:
+ * an empty flush never reaches it), passed or scheduled, one store a
+ * jiffy at most (the line stays shared), so that the rules below can ask
+ * fairq_sync_recent() without the lock or the core's clock.
+ */
+static void fairq_note_sync(struct fairq_dev *fd, const struct bio *bio)
+{
+	unsigned long now = jiffies;
+
+	if (op_is_sync(bio->bi_opf) && bio_sectors(bio) &&
+	    READ_ONCE(fd->sync_jiffies) != now)
+		WRITE_ONCE(fd->sync_jiffies, now);
+}
+
+/* Whether a sync bio came within FAIRQ_SYNC_RECENT. */
+static bool fairq_sync_recent(const struct fairq_dev *fd)
+{
+	return time_before(jiffies,
+			   READ_ONCE(fd->sync_jiffies) + FAIRQ_SYNC_RECENT);
+}
+
+static bool fairq_async_write(const struct bio *bio)
+{
+	return op_is_write(bio_op(bio)) && !op_is_sync(bio->bi_opf);
+}
+
+/*
  * Take a depth slot for @bio: true if its clone may go straight down
  * now.  No lock, no clock, no core: see "Pass-through" above.
  */
 static bool fairq_pass_get(struct fairq_dev *fd, struct bio *bio)
 {
-	unsigned long now;
 	int n;
 
 	/* pairs with smp_store_release() in fairq_pass_update() */
@@ -604,16 +630,9 @@ static bool fairq_pass_get(struct fairq_dev *fd, struct bio *bio)
 		return false;
 	if (bio->bi_iter.bi_size > FAIRQ_PASS_MAX_BYTES)
 		return false;
-	now = jiffies;
-	if (op_is_sync(bio->bi_opf)) {
-		/* one store a jiffy at most: the line stays shared */
-		if (READ_ONCE(fd->sync_jiffies) != now)
-			WRITE_ONCE(fd->sync_jiffies, now);
-	} else if (op_is_write(bio_op(bio)) && READ_ONCE(fd->wb_yield) &&
-		   time_before(now, READ_ONCE(fd->sync_jiffies) +
-				    FAIRQ_SYNC_RECENT)) {
+	if (fairq_async_write(bio) && READ_ONCE(fd->wb_yield) &&
+	    fairq_sync_recent(fd))
 		return false;
-	}
 	if (IOPRIO_PRIO_CLASS(fairq_bio_ioprio(bio)) == IOPRIO_CLASS_IDLE)
 		return false;
 	n = atomic_read(&fd->slots);
@@ -803,9 +822,13 @@ static struct bio *fairq_cut_async(struct fairq_dev *fd, struct bio *bio)
 	struct bio *split;
 	u32 piece;
 
-	/* no lock taken unless writeback=yield: the core cuts nothing else */
+	/*
+	 * No lock taken unless writeback=yield and a sync bio came lately:
+	 * the core cuts nothing else.
+	 */
 	if (!READ_ONCE(fd->wb_yield) || bio_op(bio) != REQ_OP_WRITE ||
-	    op_is_sync(bio->bi_opf) || size < 2 * PAGE_SIZE)
+	    op_is_sync(bio->bi_opf) || size < 2 * PAGE_SIZE ||
+	    !fairq_sync_recent(fd))
 		return bio;
 	spin_lock_irqsave(&fd->lock, flags);
 	piece = fq_sched_async_piece(fd->fqs, size);
@@ -835,6 +858,7 @@ void fairq_submit_bio(struct bio *bio)
 		bio_io_error(bio);
 		return;
 	}
+	fairq_note_sync(fd, bio);
 	bio = fairq_cut_async(fd, bio);
 
 	clone = fairq_clone(fd, bio);
