@@ -753,13 +753,16 @@ static void dev_issue(struct sim *sm, struct dev_run *dr, int fi)
 	r->rq.ioprio = f->ioprio;
 	if (dev_async_write(f)) {
 		/* a flusher: cut where the core says, wait for room */
-		r->rq.bytes = fq_sched_async_piece(sm->s, r->rq.bytes);
+		if (!f->piece)
+			f->piece = fq_sched_async_piece(sm->s, r->rq.bytes);
+		r->rq.bytes = f->piece;
 		if (!fq_sched_may_queue(sm->s, &r->rq)) {
 			r->next_free = dr->free;
 			dr->free = r;
 			f->refused++;
 			return;
 		}
+		f->piece = 0;
 	}
 	f->issued++;
 	if (f->sequential) {
@@ -958,6 +961,7 @@ void dev_run(struct sim *sm, struct dev_run *dr, const struct sim_dev *model,
 	}
 	for (i = 0; i < sm->nflows; i++) {
 		sm->f[i].issued = sm->f[i].completed = 0;
+		sm->f[i].refused = sm->f[i].piece = 0;
 		for (j = 0; j < sm->f[i].depth; j++) {
 			if (sm->f[i].start_ns == SIM_START_WINDOW)
 				break;

@@ -55,6 +55,11 @@ struct sim_flow {
 	 * a flusher), issued again as room comes
 	 */
 	u32 refused;
+	/*
+	 * an async writer: the piece the core cut that waits for room, as
+	 * the cut bio does in fairq.ko (0: none; the next is asked for)
+	 */
+	u32 piece;
 	u32 issued, completed;
 	u64 last_done_ns;
 	/* results, in the measuring window */

@@ -64,6 +64,7 @@ struct wb_run {
 	enum wb_kind sync_kind;		/* WB_DATA (commits) or WB_READ */
 	bool ordered;			/* commits wait for earlier data */
 	u64 copy_sector, copy_bytes;	/* in the window */
+	u32 copy_piece;			/* cut, waiting for room (0: none) */
 	/* ordering: copy writes submitted, and the first one not yet done */
 	u32 a_issued, a_low;
 	bool a_done[WB_RING];
@@ -137,13 +138,16 @@ static void wb_flush(struct wb_run *w)
 	struct wb_req *r;
 
 	while (w->copy_on && w->a_issued - w->a_low < WB_RING / 2) {
-		r = wb_get(w, WB_COPY, fq_sched_async_piece(w->s, WB_PIECE));
+		if (!w->copy_piece)
+			w->copy_piece = fq_sched_async_piece(w->s, WB_PIECE);
+		r = wb_get(w, WB_COPY, w->copy_piece);
 		if (!r)
 			return;
 		if (!fq_sched_may_queue(w->s, &r->rq)) {
 			wb_put(w, r);
 			return;
 		}
+		w->copy_piece = 0;
 		r->idx = w->a_issued++;
 		w->a_done[r->idx % WB_RING] = false;
 		fq_sched_enqueue(w->s, &r->rq, w->now);
