@@ -136,6 +136,7 @@ struct fairq_dev {
 	bool pass_told;
 	unsigned int pass_depth;	/* slots at most while pass is set */
 	unsigned long sync_jiffies;	/* last sync bio seen (fairq_note_sync()) */
+	bool sync_waiting;		/* the core holds a sync request */
 	bool wb_yield;			/* writeback=yield: follows the tunable */
 	unsigned int inflight_max;	/* most below at once [bios]; racy max */
 	/*

@@ -80,12 +80,12 @@
 #define FAIRQ_PASS_MAX_BYTES	(64 * 1024)
 
 /*
- * Nor, with writeback=yield, does an async write within
- * FAIRQ_SYNC_RECENT of a sync bio: the core then holds background
- * writeback back and cuts it while sync I/O is active
- * (sched/fq_writes.c), which it can do only to writes it sees.  A second, the default of fifo_expire_async_ms that
- * the core's own window is; a jiffies stamp, as the fast path reads no
- * clock.
+ * Nor, with writeback=yield, does an async write while sync I/O is
+ * active (a sync bio within FAIRQ_SYNC_RECENT, or one the core holds):
+ * the core then holds background writeback back and cuts it
+ * (sched/fq_writes.c), which it can do only to writes it sees.  A
+ * second, the default of fifo_expire_async_ms that the core's own window
+ * is; a jiffies stamp, as the fast path reads no clock.
  */
 #define FAIRQ_SYNC_RECENT	HZ
 
@@ -427,6 +427,43 @@ static void fairq_pass_done(struct fairq_io *fio, blk_status_t status)
 	fairq_pass_put(fd);
 }
 
+/*
+ * Stamp fd->sync_jiffies for a sync bio with sectors (the core's kind:
+ * an empty flush never reaches it), passed or scheduled, one store a
+ * jiffy at most (the line stays shared), so that the rules below can ask
+ * fairq_sync_active() without the lock or the core's clock.
+ */
+static void fairq_note_sync(struct fairq_dev *fd, const struct bio *bio)
+{
+	unsigned long now = jiffies;
+
+	if (op_is_sync(bio->bi_opf) && bio_sectors(bio) &&
+	    READ_ONCE(fd->sync_jiffies) != now)
+		WRITE_ONCE(fd->sync_jiffies, now);
+}
+
+/*
+ * Whether sync I/O is active: a sync bio came within FAIRQ_SYNC_RECENT,
+ * or the core holds one (queued or in flight: a commit's step that waits
+ * behind writeback longer than that).
+ */
+static bool fairq_sync_active(const struct fairq_dev *fd)
+{
+	return READ_ONCE(fd->sync_waiting) ||
+	       time_before(jiffies,
+			   READ_ONCE(fd->sync_jiffies) + FAIRQ_SYNC_RECENT);
+}
+
+/* After the core took or let go of a request: fd->sync_waiting follows. */
+static void fairq_sync_waiting_update(struct fairq_dev *fd)
+{
+	bool waiting = fq_sched_sync_waiting(fd->fqs);
+
+	lockdep_assert_held(&fd->lock);
+	if (fd->sync_waiting != waiting)
+		WRITE_ONCE(fd->sync_waiting, waiting);
+}
+
 static void fairq_clone_endio(struct bio *clone)
 {
 	struct fairq_io *fio = container_of(clone, struct fairq_io, clone);
@@ -451,6 +488,7 @@ static void fairq_clone_endio(struct bio *clone)
 		/* before the core's own events this completion causes */
 		trace_fairq_complete(fd, &fio->rq, now_ns, error, false);
 		fq_sched_complete(fd->fqs, &fio->rq, error, now_ns);
+		fairq_sync_waiting_update(fd);
 		fd->nr_inflight--;
 		atomic_dec(&fd->slots);
 		fairq_slot_freed(fd, now_ns);
@@ -590,28 +628,6 @@ static void fairq_pass_trace(struct fairq_io *fio, struct bio *bio)
 	trace_fairq_queue(fio->fd, rq, true);
 }
 
-/*
- * Stamp fd->sync_jiffies for a sync bio with sectors (the core's kind:
- * an empty flush never reaches it), passed or scheduled, one store a
- * jiffy at most (the line stays shared), so that the rules below can ask
- * fairq_sync_recent() without the lock or the core's clock.
- */
-static void fairq_note_sync(struct fairq_dev *fd, const struct bio *bio)
-{
-	unsigned long now = jiffies;
-
-	if (op_is_sync(bio->bi_opf) && bio_sectors(bio) &&
-	    READ_ONCE(fd->sync_jiffies) != now)
-		WRITE_ONCE(fd->sync_jiffies, now);
-}
-
-/* Whether a sync bio came within FAIRQ_SYNC_RECENT. */
-static bool fairq_sync_recent(const struct fairq_dev *fd)
-{
-	return time_before(jiffies,
-			   READ_ONCE(fd->sync_jiffies) + FAIRQ_SYNC_RECENT);
-}
-
 static bool fairq_async_write(const struct bio *bio)
 {
 	return op_is_write(bio_op(bio)) && !op_is_sync(bio->bi_opf);
@@ -631,7 +647,7 @@ static bool fairq_pass_get(struct fairq_dev *fd, struct bio *bio)
 	if (bio->bi_iter.bi_size > FAIRQ_PASS_MAX_BYTES)
 		return false;
 	if (fairq_async_write(bio) && READ_ONCE(fd->wb_yield) &&
-	    fairq_sync_recent(fd))
+	    fairq_sync_active(fd))
 		return false;
 	if (IOPRIO_PRIO_CLASS(fairq_bio_ioprio(bio)) == IOPRIO_CLASS_IDLE)
 		return false;
@@ -759,6 +775,7 @@ static void fairq_enqueue(struct fairq_dev *fd, struct fairq_io *fio)
 	/* before the core's own events this bio causes (a boost's start) */
 	trace_fairq_queue(fd, &fio->rq, false);
 	fq_sched_enqueue(fd->fqs, &fio->rq, now_ns);
+	fairq_sync_waiting_update(fd);
 	fairq_table_check(fd);
 	fd->nr_queued++;
 	fairq_collect(fd, now_ns, &list);
@@ -828,7 +845,7 @@ static struct bio *fairq_cut_async(struct fairq_dev *fd, struct bio *bio)
 	 */
 	if (!READ_ONCE(fd->wb_yield) || bio_op(bio) != REQ_OP_WRITE ||
 	    op_is_sync(bio->bi_opf) || size < 2 * PAGE_SIZE ||
-	    !fairq_sync_recent(fd))
+	    !fairq_sync_active(fd))
 		return bio;
 	spin_lock_irqsave(&fd->lock, flags);
 	piece = fq_sched_async_piece(fd->fqs, size);
@@ -1059,6 +1076,7 @@ void fairq_io_stop(struct fairq_dev *fd)
 		fd->nr_queued--;
 		bio_list_add(&list, &fio->clone);
 	}
+	fairq_sync_waiting_update(fd);
 	/* room that no dispatch opened */
 	fairq_wake_room(fd, 0);
 	spin_unlock_irqrestore(&fd->lock, flags);

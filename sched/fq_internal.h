@@ -381,8 +381,10 @@ struct fq_sched {
 	u32 nr_batch;
 	u32 queued;		/* requests queued or batched */
 	u32 async_probe;	/* async writes asked about (fq_writes.c) */
+	u32 async_unmodelled;	/* pieces cut before a model (fq_writes.c) */
 	bool sync_seen;		/* sync_seen_ns is valid */
 	u64 sync_seen_ns;	/* last time a sync request was queued [ns] */
+	u32 sync_out;		/* sync requests queued or in flight */
 	u32 inflight;		/* requests below */
 	/*
 	 * Requests the caller sent down without the core (pass-through,
@@ -600,6 +602,7 @@ u32 fq_drr_turn_reqs(const struct fq_sched *fqs, const struct fq_flow *fqf,
 
 /* fq_writes.c: background writeback yields to synchronous I/O */
 void fq_writes_enqueue(struct fq_sched *fqs, const struct fq_req *rq);
+void fq_writes_done(struct fq_sched *fqs, const struct fq_req *rq);
 bool fq_writes_may_queue(struct fq_sched *fqs, const struct fq_req *rq);
 
 /* fq_boost.c: the interactive boost */

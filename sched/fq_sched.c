@@ -503,6 +503,7 @@ void fq_sched_complete(struct fq_sched *fqs, struct fq_req *rq, int status,
 				   FQ_DEPTH_WHY_HOLD);
 		fqs->depth_now = to;
 	}
+	fq_writes_done(fqs, rq);
 	fqf->inflight--;
 	if (rq->flags & FQ_REQ_RAHEAD)
 		fqf->ra_inflight--;
@@ -545,6 +546,7 @@ struct fq_req *fq_sched_drain(struct fq_sched *fqs)
 		return NULL;
 	fqf = rq->flow;
 	fq_req_unqueue(fqs, rq);
+	fq_writes_done(fqs, rq);
 	if (fq_rq_nonidle(rq))
 		fqs->nonidle_busy--;
 	rq->state = FQ_RS_DONE;

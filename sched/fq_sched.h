@@ -285,6 +285,13 @@ u32 fq_sched_async_piece(struct fq_sched *fqs, u32 bytes);
 bool fq_sched_writeback_yields(const struct fq_sched *fqs);
 
 /*
+ * fq_sched_sync_waiting - true while a sync request is queued or in
+ * flight: a caller that asks fq_sched_async_piece() only while sync I/O
+ * is about must ask while this holds, however long ago the request came.
+ */
+bool fq_sched_sync_waiting(const struct fq_sched *fqs);
+
+/*
  * fq_sched_queue_full - true when max_queued requests are queued: no
  * request may be queued, whatever its flow (fq_sched_may_queue()'s first
  * reason).  A caller that holds submitters back can wake one of them per

@@ -106,7 +106,7 @@ FQ_TUNABLE(max_queued, max_queued, FQ_TK_NUMBER, 1, 65536, 1024, "requests", "",
 	   FQ_DOC(experiments, "requests waiting in fairq at most (not in flight); beyond it, or beyond its flow's share once half are used (max_queued over the flows, at most half: a lone flow leaves room for a newcomer), a submitter waits (REQ_NOWAIT: EAGAIN)"))
 FQ_TUNABLE(writeback, writeback, FQ_TK_WORD, 0, 0, FQ_WB_YIELD, "",
 	   "fair yield", NULL,
-	   FQ_DOC(experiments, "yield (default): a flow queues at most two turns' worth of async writes (what its turns serve, so heavier flows queue more), and while no sync I/O is active at least depth_now of them (its submitter waits beyond); while sync I/O is active (a sync request queued within fifo_expire_async_ms) fairq.ko cuts them into pieces the cost model prices at about two 4 KiB writes; fair: async writes are scheduled like any other request"))
+	   FQ_DOC(experiments, "yield (default): a flow queues at most two turns' worth of async writes (what its turns serve, so heavier flows queue more), and while no sync I/O is active at least depth_now of them (its submitter waits beyond); while sync I/O is active (a sync request queued or in flight, or queued within fifo_expire_async_ms) fairq.ko cuts them into pieces the cost model prices at about two 4 KiB writes (before a model exists, of one to eight pages); fair: async writes are scheduled like any other request"))
 FQ_TUNABLE(fastpath, fastpath, FQ_TK_WORD, 0, 0, 1, "", "off on", NULL,
 	   FQ_DOC(experiments, "on: while nothing is queued and fewer than the depth are in flight, a request may bypass the scheduler (fairq.ko only: no lock, no clock; not in any flow's figures; fairq-nbd schedules every request either way); off: every request is scheduled"))
 #endif

@@ -235,6 +235,28 @@ static void check_requests(struct fq_sched *fqs)
 	INV(len == fqs->nr_batch);
 }
 
+static unsigned int sync_on(const struct fq_node *h)
+{
+	const struct fq_node *n;
+	unsigned int sync = 0;
+
+	for (n = h->next; n != h; n = n->next)
+		sync += !!(fq_entry(n, struct fq_req, node)->flags & FQ_REQ_SYNC);
+	return sync;
+}
+
+/* sync_out counts the sync requests queued, in the batch and in flight */
+static void check_sync_out(struct fq_sched *fqs)
+{
+	unsigned int sync = sync_on(&fqs->batch) + sync_on(&fqs->overflow.queue);
+	const struct fq_node *n;
+
+	for (n = fqs->flows.next; n != &fqs->flows; n = n->next)
+		sync += sync_on(&fq_entry(n, struct fq_flow, all)->queue);
+	INV(sync <= fqs->sync_out);
+	INV(fqs->sync_out <= sync + fqs->inflight);
+}
+
 int fq_check_invariants(struct fq_sched *fqs)
 {
 	unsigned int i, used = 0, batch = 0, inflight = 0, queued = 0;
@@ -292,5 +314,6 @@ int fq_check_invariants(struct fq_sched *fqs)
 	check_classes(fqs);
 	check_heads(fqs);
 	check_requests(fqs);
+	check_sync_out(fqs);
 	return fq_bad;
 }

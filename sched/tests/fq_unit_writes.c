@@ -4,8 +4,8 @@
  * (fq_writes.c), writeback=yield (the default): a flow's async backlog
  * bound, the tighter bound (in its turns) while sync I/O is active, its
  * end, the pieces a per-byte device gets, none on a per-request device,
- * the probe of a model that saw one write size; writeback=fair: none of
- * it.
+ * the probe of a model that saw one write size, the pieces before any
+ * model; writeback=fair: none of it.
  */
 #include "fq_unit.h"
 
@@ -158,11 +158,14 @@ static void t_writes_turns_weight(void)
 }
 
 /*
- * writeback=yield with no sync request within fifo_expire_async_ms: only
- * the flow's bound holds writeback.
+ * writeback=yield with no sync request within fifo_expire_async_ms and
+ * none queued or in flight: only the flow's bound holds writeback.  A
+ * sync request that waits longer than that keeps sync I/O active.
  */
 static void t_writes_sync_gone(void)
 {
+	struct fq_req *rq;
+
 	th_new_yield();
 	th_set("depth", "8");
 	CHECK_EQ(fill_async(), 8);	/* no sync I/O seen yet */
@@ -172,6 +175,18 @@ static void t_writes_sync_gone(void)
 	CHECK_EQ(fill_async(), 2);
 	drain();
 	th.now += 1 * MS;		/* 1000 ms: fifo_expire_async_ms */
+	CHECK_EQ(fill_async(), 8);
+	drain();
+	/* in flight for five windows: still active */
+	rq = th_enq(1, 1u << 30, 4096, SYNC, 0);
+	CHECK(th_disp() == rq);
+	CHECK(fq_sched_sync_waiting(th.s));
+	th.now += 5000 * MS;
+	CHECK_EQ(fill_async(), 2);
+	drain();
+	th_done(rq, 0);
+	CHECK(!fq_sched_sync_waiting(th.s));
+	th.now += 1000 * MS;
 	CHECK_EQ(fill_async(), 8);
 	drain();
 	th_free();
@@ -261,6 +276,50 @@ static void t_writes_probe(void)
 	th_free();
 }
 
+/*
+ * No model yet, sync I/O active: async writes are cut to one page for an
+ * epoch's worth of pieces, then two, four, eight pages, and so on, until
+ * the pieces of FQ_WRITES_PROBE_MODELS models were cut; then whole.
+ * Without sync I/O, or once a model says the cost is per request, whole.
+ */
+static void t_writes_unmodelled(void)
+{
+	u32 n, budget = 4 * FQ_COST_EPOCHS_MIN * FQ_COST_EPOCH_N;
+
+	th_new_yield();
+	CHECK_EQ(fq_cost_ns(&th.s->fc, 1u << 20, true), 0);
+	CHECK_EQ(fq_sched_async_piece(th.s, 1u << 20), 1u << 20); /* no sync */
+	sync_now();
+	for (n = 0; n < budget; n++) {
+		u32 want = 4096u << (n / FQ_COST_EPOCH_N % 4);
+
+		if (fq_sched_async_piece(th.s, 1u << 20) != want) {
+			printf("  piece %u: not %u\n", n, want);
+			CHECK(0);
+			break;
+		}
+	}
+	CHECK_EQ(th.s->st.async_cut, budget);
+	CHECK_EQ(fq_sched_async_piece(th.s, 1u << 20), 1u << 20);
+	CHECK_EQ(th.s->st.async_cut, budget);
+	th_free();
+
+	/* a write no larger than the piece it would get stays whole */
+	th_new_yield();
+	sync_now();
+	CHECK_EQ(fq_sched_async_piece(th.s, 4096), 4096);
+	CHECK_EQ(th.s->st.async_cut, 0);
+	th_free();
+
+	/* a model that prices per request: nothing cut */
+	th_new_yield();
+	teach_writes(4000000, 0);
+	sync_now();
+	CHECK_EQ(fq_sched_async_piece(th.s, 1u << 20), 1u << 20);
+	CHECK_EQ(th.s->st.async_cut, 0);
+	th_free();
+}
+
 static const struct fq_test_case cases[] = {
 	{ "writes_flow_bound", t_writes_flow_bound },
 	{ "writes_backlog", t_writes_backlog },
@@ -268,6 +327,7 @@ static const struct fq_test_case cases[] = {
 	{ "writes_sync_gone", t_writes_sync_gone },
 	{ "writes_fair", t_writes_fair },
 	{ "writes_piece_per_byte", t_writes_piece_per_byte },
+	{ "writes_unmodelled", t_writes_unmodelled },
 	{ "writes_per_request", t_writes_per_request },
 	{ "writes_probe", t_writes_probe },
 };
