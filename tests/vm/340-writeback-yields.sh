@@ -18,7 +18,12 @@
 # writes, each followed by fdatasync: synchronous I/O) for SECS seconds,
 # then syncs.  After both rounds the page cache is dropped and each copy
 # compared with its source.
+# A first round runs on the fresh device, before the warm-up, while no
+# cost model exists (cost_write_ns and cost_write_ps_per_byte both 0;
+# skipped, and counted, if one formed during mkfs and mount).
 # Asserted:
+#  - fresh device: async writes were cut all the same (async_cut grew:
+#    pieces of one to eight pages until the model forms);
 #  - writeback=yield: the rule acted: async writes were refused room
 #    while the commit log was active (async_held grew); how many were
 #    cut (async_cut) is printed, with the model's per-byte price after
@@ -83,6 +88,20 @@ round() {
 }
 
 fairq_set fairq0 fastpath off
+model0="$(stat_field fairq0 cost_write_ns) $(stat_field fairq0 cost_write_ps_per_byte)"
+read -r held cut iops rc <<<"$(round fresh)"
+log "fresh device (write model before: $model0): async_held +$held, async_cut +$cut, commit log $iops write IOPS"
+[ "$rc" = 0 ] && awk -F';' '$5 != 0 { bad = 1 } END { exit bad }' /tmp/fio340.fresh &&
+	ok "fresh device: dd and fio ended without error" ||
+	fail "fresh device: dd or fio failed, or a job reported an error"
+if [ "$model0" != "0 0" ]; then
+	skip "fresh device: a write model formed during mkfs and mount ($model0)"
+elif [ "$cut" -gt 0 ]; then
+	ok "fresh device: async writes cut before the model formed (+$cut)"
+else
+	fail "fresh device: nothing cut while no model existed"
+fi
+
 fio --minimal --output=/tmp/fio340.warm --name=warm --filename="$MNT/warm" \
 	--rw=randwrite --bsrange=4k-128k --size=32M --direct=1 \
 	--ioengine=libaio --iodepth=4 --time_based --runtime=6 >/dev/null ||
@@ -107,10 +126,10 @@ for wb in yield fair; do
 done
 # the copies, read back past the page cache
 echo 3 >/proc/sys/vm/drop_caches
-for wb in yield fair; do
+for wb in fresh yield fair; do
 	cmp -s "/tmp/src.$wb" "$MNT/copy.$wb" &&
-		ok "writeback=$wb: the copy read back from the disk equals its source" ||
-		fail "writeback=$wb: the copy differs from its source"
+		ok "round $wb: the copy read back from the disk equals its source" ||
+		fail "round $wb: the copy differs from its source"
 	rm -f "/tmp/src.$wb"
 done
 
