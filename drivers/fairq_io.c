@@ -454,7 +454,10 @@ static bool fairq_sync_active(const struct fairq_dev *fd)
 			   READ_ONCE(fd->sync_jiffies) + FAIRQ_SYNC_RECENT);
 }
 
-/* After the core took or let go of a request: fd->sync_waiting follows. */
+/*
+ * After the core took or let go of a request: fd->sync_waiting follows.
+ * Only a sync request moves it, so async ones need not ask.
+ */
 static void fairq_sync_waiting_update(struct fairq_dev *fd)
 {
 	bool waiting = fq_sched_sync_waiting(fd->fqs);
@@ -488,7 +491,8 @@ static void fairq_clone_endio(struct bio *clone)
 		/* before the core's own events this completion causes */
 		trace_fairq_complete(fd, &fio->rq, now_ns, error, false);
 		fq_sched_complete(fd->fqs, &fio->rq, error, now_ns);
-		fairq_sync_waiting_update(fd);
+		if (fio->rq.flags & FQ_REQ_SYNC)
+			fairq_sync_waiting_update(fd);
 		fd->nr_inflight--;
 		atomic_dec(&fd->slots);
 		fairq_slot_freed(fd, now_ns);
@@ -775,7 +779,8 @@ static void fairq_enqueue(struct fairq_dev *fd, struct fairq_io *fio)
 	/* before the core's own events this bio causes (a boost's start) */
 	trace_fairq_queue(fd, &fio->rq, false);
 	fq_sched_enqueue(fd->fqs, &fio->rq, now_ns);
-	fairq_sync_waiting_update(fd);
+	if (fio->rq.flags & FQ_REQ_SYNC)
+		fairq_sync_waiting_update(fd);
 	fairq_table_check(fd);
 	fd->nr_queued++;
 	fairq_collect(fd, now_ns, &list);
@@ -840,8 +845,8 @@ static struct bio *fairq_cut_async(struct fairq_dev *fd, struct bio *bio)
 	u32 piece;
 
 	/*
-	 * No lock taken unless writeback=yield and a sync bio came lately:
-	 * the core cuts nothing else.
+	 * No lock taken unless writeback=yield and sync I/O is active: the
+	 * core cuts nothing else.
 	 */
 	if (!READ_ONCE(fd->wb_yield) || bio_op(bio) != REQ_OP_WRITE ||
 	    op_is_sync(bio->bi_opf) || size < 2 * PAGE_SIZE ||
